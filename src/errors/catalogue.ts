@@ -1,0 +1,123 @@
+/**
+ * Every error Herald can answer with: a stable numeric code (never reused), the HTTP status, and
+ * the message in each supported language. `{name}` placeholders are filled from the error's params.
+ *
+ * Codes are grouped by HTTP status (4xxyy / 5xxyy) so that a client reading only `code` can still
+ * tell the class of failure. Add new entries at the end of their group; never renumber.
+ */
+export const LANGS = ['zh-CN', 'en-US'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export interface ErrorDef {
+  readonly code: number;
+  readonly status: number;
+  readonly message: Readonly<Record<Lang, string>>;
+}
+
+const def = (code: number, status: number, zh: string, en: string): ErrorDef => ({
+  code,
+  status,
+  message: { 'zh-CN': zh, 'en-US': en },
+});
+
+export const CATALOGUE = {
+  // 400: the request is wrong; the message names the field and the rule.
+  VALIDATION: def(40000, 400, '参数错误：{detail}', 'Invalid parameter: {detail}'),
+  INVALID_JSON: def(40001, 400, '请求体不是合法的 JSON：{detail}', 'Request body is not valid JSON: {detail}'),
+  FORBIDDEN_KEY: def(
+    40002,
+    400,
+    '请求中不允许出现键 "{key}"',
+    'The key "{key}" is not allowed anywhere in the request',
+  ),
+  TEMPLATE_COMPILE: def(
+    40010,
+    400,
+    '模板编译失败（第 {line} 行第 {column} 列）：{detail}',
+    'Template does not compile (line {line}, column {column}): {detail}',
+  ),
+  TEMPLATE_RENDER: def(
+    40011,
+    400,
+    '模板渲染失败（第 {line} 行第 {column} 列）：{detail}',
+    'Template rendering failed (line {line}, column {column}): {detail}',
+  ),
+  TEMPLATE_LIMIT: def(
+    40012,
+    400,
+    '模板超出资源限制（{limit}）：{detail}',
+    'Template exceeded a resource limit ({limit}): {detail}',
+  ),
+  CARD_SYNTAX: def(40013, 400, '卡片消息无法解析（{format}）：{detail}', 'Card message cannot be parsed ({format}): {detail}'),
+  CARD_INVALID: def(40014, 400, '卡片消息不合法：{detail}', 'Card message is invalid: {detail}'),
+  MESSAGE_TOO_LONG: def(
+    40015,
+    400,
+    '消息内容过长：{length} 个字符，最多 {max} 个',
+    'Message content is too long: {length} characters, at most {max}',
+  ),
+  TEMPLATE_FEATURE_UNAVAILABLE: def(
+    40016,
+    400,
+    '模板功能不可用（第 {line} 行第 {column} 列）：{feature}',
+    'Template feature not available (line {line}, column {column}): {feature}',
+  ),
+
+  // 401: no credentials, or credentials we do not know.
+  UNAUTHENTICATED: def(40100, 401, '缺少身份凭证', 'Authentication required'),
+  INVALID_TOKEN: def(40101, 401, '身份凭证无效', 'Invalid token'),
+
+  // 403: known caller, not allowed.
+  FORBIDDEN: def(40300, 403, '没有权限执行此操作', 'Not allowed to perform this operation'),
+  TEMPLATE_IN_REVIEW: def(40301, 403, '模板正在审核中，不能修改', 'The template is in review and cannot be modified'),
+
+  // 404 / 405: nothing there.
+  ROUTE_NOT_FOUND: def(40400, 404, '接口不存在', 'No such endpoint'),
+  NOT_FOUND: def(40401, 404, '{resource}不存在', '{resource} not found'),
+  METHOD_NOT_ALLOWED: def(
+    40500,
+    405,
+    '该接口不支持 {method} 方法',
+    'Method {method} is not allowed on this endpoint',
+  ),
+
+  // 409, 413, 415
+  CONFLICT: def(40900, 409, '请求冲突：{detail}', 'Conflict: {detail}'),
+  BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
+  UNSUPPORTED_MEDIA_TYPE: def(
+    41500,
+    415,
+    '请求体必须是 JSON（Content-Type: application/json）',
+    'Request body must be JSON (Content-Type: application/json)',
+  ),
+
+  // 429
+  RATE_LIMITED: def(42900, 429, '请求过于频繁，请 {retry_after} 秒后重试', 'Too many requests, retry in {retry_after} s'),
+
+  // 5xx: never the internal detail; the error id is in the log.
+  INTERNAL: def(50000, 500, '服务器内部错误（错误编号 {error_id}）', 'Internal server error (error id {error_id})'),
+  DEPENDENCY_DOWN: def(
+    50300,
+    503,
+    '服务暂时不可用，请稍后重试（错误编号 {error_id}）',
+    'Service temporarily unavailable, retry later (error id {error_id})',
+  ),
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorKey = keyof typeof CATALOGUE;
+
+/** The success message every successful envelope carries. */
+export const SUCCESS_MESSAGE: Readonly<Record<Lang, string>> = { 'zh-CN': '操作成功', 'en-US': 'Success' };
+
+/** A parameter that reads differently per language (e.g. a validation rule). */
+export type LocalizedText = Readonly<Record<Lang, string>>;
+export type ParamValue = string | number | LocalizedText;
+
+/** Fills `{name}` placeholders; unknown names are left as written so a missing param is visible. */
+export function formatMessage(template: string, params: Readonly<Record<string, ParamValue>>, lang: Lang): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    if (!Object.hasOwn(params, name)) return whole;
+    const value = params[name] as ParamValue;
+    return typeof value === 'object' ? value[lang] : String(value);
+  });
+}
