@@ -1,0 +1,162 @@
+<?php
+// Regenerates the Twig conformance corpus's reference outputs with real PHP Twig.
+//
+//   npm run conformance:regen      (= php scripts/php/render-cases.php)
+//
+// Reads every test/render/conformance/cases/*.json (arrays of {name, template, data, platform?}),
+// renders each case with PHP Twig configured like the platform (see README in that folder) and
+// writes test/render/conformance/expected/<same file name>.json as
+// { "<case name>": {"output": "..."} | {"error": true} }.
+// Deterministic: the same inputs always give byte-identical files.
+
+declare(strict_types=1);
+
+// Twig 3.5: $TWIG_AUTOLOAD if set, else Twig/autoload.php on the include path (Debian's php-twig
+// package), else a Composer vendor/autoload.php at the repository root.
+(static function (): void {
+    $candidates = [getenv('TWIG_AUTOLOAD') ?: null, stream_resolve_include_path('Twig/autoload.php') ?: null, dirname(__DIR__, 2) . '/vendor/autoload.php'];
+    foreach ($candidates as $candidate) {
+        if ($candidate !== null && is_file($candidate)) {
+            require $candidate;
+            return;
+        }
+    }
+    fwrite(STDERR, "Twig not found: install php-twig 3.5 or set TWIG_AUTOLOAD\n");
+    exit(2);
+})();
+require __DIR__ . '/herald-platform.php';
+
+use Twig\Environment;
+use Twig\Extension\CoreExtension;
+use Twig\Loader\ArrayLoader;
+
+const TWIG_VERSION_PREFIX = '3.5.';
+
+error_reporting(E_ALL);
+ini_set('display_errors', 'stderr');
+ini_set('precision', '14');
+ini_set('serialize_precision', '-1');
+date_default_timezone_set('UTC');
+setlocale(LC_ALL, 'C');
+mb_internal_encoding('UTF-8');
+
+if (!str_starts_with(Environment::VERSION, TWIG_VERSION_PREFIX)) {
+    fwrite(STDERR, 'Twig ' . TWIG_VERSION_PREFIX . 'x required, found ' . Environment::VERSION . "\n");
+    exit(2);
+}
+
+/** Set while a case renders: a PHP warning or notice makes the case an error case. */
+final class RenderWarning extends \ErrorException
+{
+}
+
+$deprecations = [];
+$currentCase = null;
+set_error_handler(static function (int $errno, string $message, string $file = '', int $line = 0) use (&$deprecations, &$currentCase): bool {
+    if ($errno === E_DEPRECATED || $errno === E_USER_DEPRECATED) {
+        // Deprecations do not change the output; they are reported, not fatal.
+        $deprecations[] = ($currentCase ?? '(no case)') . ': ' . $message;
+        return true;
+    }
+    // Warnings and notices (e.g. "Array to string conversion", "Undefined array key") make the
+    // render fail, the way a framework that converts PHP errors to exceptions behaves.
+    throw new RenderWarning($message, 0, $errno, $file, $line);
+});
+
+$root = dirname(__DIR__, 2);
+$casesDir = $root . '/test/render/conformance/cases';
+$expectedDir = $root . '/test/render/conformance/expected';
+
+$files = glob($casesDir . '/*.json');
+sort($files, SORT_STRING);
+if ($files === []) {
+    fwrite(STDERR, "no case files in test/render/conformance/cases\n");
+    exit(2);
+}
+
+function render_case(string $template, $data, array $platform): array
+{
+    $loader = new ArrayLoader(['template' => $template]);
+    $twig = new Environment($loader, [
+        'autoescape' => false,
+        'strict_variables' => false,
+        'cache' => false,
+        'debug' => false,
+        'charset' => 'UTF-8',
+    ]);
+    $twig->getExtension(CoreExtension::class)->setTimezone('UTC');
+    \Herald\Conformance\install($twig, $platform);
+    mt_srand(0);
+    try {
+        $output = $twig->render('template', ['data' => $data]);
+    } catch (\Throwable $e) {
+        return [['error' => true], get_class($e) . ': ' . $e->getMessage()];
+    }
+    if (!mb_check_encoding($output, 'UTF-8')) {
+        throw new \RuntimeException('output is not valid UTF-8; change the case');
+    }
+    return [['output' => $output], null];
+}
+
+$seen = [];
+$total = 0;
+$errors = 0;
+$expectedFiles = [];
+foreach ($files as $file) {
+    $base = basename($file);
+    $raw = json_decode(file_get_contents($file), true, 512, JSON_THROW_ON_ERROR);
+    if (!is_array($raw) || !array_is_list($raw)) {
+        fwrite(STDERR, "$base: must be a JSON array of cases\n");
+        exit(1);
+    }
+    $expected = [];
+    foreach ($raw as $i => $case) {
+        $name = $case['name'] ?? null;
+        if (!is_string($name) || $name === '' || !is_string($case['template'] ?? null) || !array_key_exists('data', $case)) {
+            fwrite(STDERR, "$base[$i]: needs string name, string template and data\n");
+            exit(1);
+        }
+        if (isset($seen[$name])) {
+            fwrite(STDERR, "$base: duplicate case name '$name' (also in {$seen[$name]})\n");
+            exit(1);
+        }
+        $seen[$name] = $base;
+        // The platform hands templates json_decode($body, true); round-trip the case's data the
+        // same way, from the case file's own JSON text of that value.
+        $dataJson = json_encode($case['data'], JSON_PRESERVE_ZERO_FRACTION | JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR);
+        $data = json_decode($dataJson, true, 512, JSON_THROW_ON_ERROR);
+        $platform = $case['platform'] ?? [];
+        if (!is_array($platform)) {
+            fwrite(STDERR, "$base: case '$name': platform must be an object\n");
+            exit(1);
+        }
+        $currentCase = $name;
+        [$result, $why] = render_case($case['template'], $data, $platform);
+        $currentCase = null;
+        if ($why !== null) {
+            $errors++;
+            if (getenv('CONFORMANCE_VERBOSE')) {
+                fwrite(STDERR, "  error  $name: $why\n");
+            }
+        }
+        $expected[$name] = $result;
+        $total++;
+    }
+    $json = json_encode($expected, JSON_PRETTY_PRINT | JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR) . "\n";
+    file_put_contents($expectedDir . '/' . $base, $json);
+    $expectedFiles[$base] = true;
+    printf("%-32s %4d cases\n", $base, count($raw));
+}
+
+// Remove expected files whose case file is gone.
+foreach (glob($expectedDir . '/*.json') as $stale) {
+    if (!isset($expectedFiles[basename($stale)])) {
+        unlink($stale);
+        echo 'removed stale ' . basename($stale) . "\n";
+    }
+}
+
+printf("%d cases, %d expect an error\n", $total, $errors);
+foreach ($deprecations as $d) {
+    fwrite(STDERR, "deprecation: $d\n");
+}
