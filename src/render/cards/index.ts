@@ -1,0 +1,26 @@
+import { parseJson } from './parse-json.js';
+import { parseXml } from './parse-xml.js';
+import { parseYaml } from './parse-yaml.js';
+import type { CardFormat, CardMessage } from './types.js';
+import { validateCard } from './validate-card.js';
+
+export { CardInvalidError } from '../errors/card-invalid-error.js';
+export { CardSyntaxError, type CardSyntaxPosition } from '../errors/card-syntax-error.js';
+export * from './limits.js';
+export type * from './types.js';
+export { validateCard } from './validate-card.js';
+
+const PARSERS: Readonly<Record<CardFormat, (text: string) => unknown>> = {
+  json: parseJson,
+  yaml: parseYaml,
+  xml: parseXml,
+};
+
+/**
+ * A rendered card template (JSON, YAML or XML text) to the card JSON of a type-10 message.
+ * Throws CardSyntaxError when the text does not parse (or uses a refused construct) and
+ * CardInvalidError when the card breaks a rule. `now` (ms) is for the countdown past-time check.
+ */
+export function convertCard(text: string, format: CardFormat, now: number = Date.now()): CardMessage {
+  return validateCard(PARSERS[format](text), now);
+}

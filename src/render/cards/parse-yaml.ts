@@ -1,0 +1,76 @@
+import {
+  type DocumentOptions,
+  isAlias,
+  isCollection,
+  LineCounter,
+  type ParseOptions,
+  parseAllDocuments,
+  type SchemaOptions,
+  visit,
+  type YAMLError,
+} from 'yaml';
+import { CardSyntaxError } from '../errors/card-syntax-error.js';
+import { lineColumn } from './line-column.js';
+
+/**
+ * Safe YAML: the template output is untrusted (it embeds user data), so only plain data is
+ * accepted. Core schema (YAML 1.2: `yes` stays a string), one document, unique keys, and no
+ * tags, anchors or aliases: tags could ask for types card JSON has no use for, and aliases are
+ * how "billion laughs" documents blow up; cards never need either.
+ */
+const OPTIONS = {
+  // No custom tags are registered, and every explicit tag is refused below.
+  schema: 'core',
+  uniqueKeys: true,
+  merge: false,
+  prettyErrors: true,
+  strict: true,
+} satisfies ParseOptions & DocumentOptions & SchemaOptions;
+
+export function parseYaml(text: string): unknown {
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { ...OPTIONS, lineCounter });
+  // An empty text parses to no document at all; reject it here rather than as "not a list".
+  if (!Array.isArray(documents)) throw new CardSyntaxError('yaml', 'the document is empty');
+  const [document, second] = documents;
+  if (document === undefined) throw new CardSyntaxError('yaml', 'the document is empty');
+  if (second !== undefined) {
+    const start = second.range[0];
+    throw new CardSyntaxError('yaml', 'only one YAML document is allowed', lineColumn(text, start));
+  }
+  const error = document.errors[0];
+  if (error) throw fromYamlError(error);
+
+  visit(document, {
+    Pair(_key, pair) {
+      // JS objects only have string keys; a list or map as a key would be silently stringified.
+      if (isCollection(pair.key)) {
+        throw new CardSyntaxError(
+          'yaml',
+          'keys must be plain values',
+          lineColumn(text, pair.key.range?.[0] ?? 0),
+        );
+      }
+    },
+    Node(_key, node) {
+      const at = () => lineColumn(text, node.range?.[0] ?? 0);
+      if (isAlias(node)) throw new CardSyntaxError('yaml', `aliases (*${node.source}) are not allowed`, at());
+      if (node.anchor) throw new CardSyntaxError('yaml', `anchors (&${node.anchor}) are not allowed`, at());
+      if (node.tag) {
+        const shown = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
+        throw new CardSyntaxError('yaml', `tags (${shown}) are not allowed`, at());
+      }
+    },
+  });
+  // Anything else the composer only warned about is refused too: a card has no use for it.
+  const warning = document.warnings[0];
+  if (warning) throw fromYamlError(warning);
+  return document.toJS({ maxAliasCount: 0 });
+}
+
+/** The parser's first message line (it ends with the position) plus the position as data. */
+function fromYamlError(error: YAMLError): CardSyntaxError {
+  const detail = error.message.split(':\n')[0]?.replace(/ at line \d+, column \d+$/, '') ?? error.message;
+  const pos = error.linePos?.[0];
+  return new CardSyntaxError('yaml', detail, pos ? { line: pos.line, column: pos.col } : undefined);
+}

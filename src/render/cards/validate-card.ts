@@ -1,0 +1,78 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { CardInvalidError } from '../errors/card-invalid-error.js';
+import { childKey, ROOT_PATH } from './card-path.js';
+import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
+import { describeError } from './describe-error.js';
+import { isAllowedImageUrl } from './image-url.js';
+import { MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
+import type { CardMessage } from './types.js';
+
+/**
+ * Compiled once at module load: validation is on the hot path of every card render.
+ * - `allErrors: false` stops at the first problem, which is the one we report;
+ * - `verbose` puts the failing schema and data on the error so messages can be specific;
+ * - lengths count code points (ajv's default), as the platform counts characters;
+ * - `strictRequired` is off because the discriminator needs `type` required next to `oneOf`,
+ *   where it is defined only in the branches, and `strictTypes` is off because the `if`/`then`
+ *   refinements deliberately restate no types (the main branch has already checked them).
+ */
+const ajv = new Ajv({
+  allErrors: false,
+  verbose: true,
+  discriminator: true,
+  strict: true,
+  strictRequired: false,
+  strictTypes: false,
+});
+ajv.addKeyword({ keyword: 'x-name', schemaType: 'string' });
+ajv.addKeyword({ keyword: 'x-rules', schemaType: 'object' });
+ajv.addKeyword({
+  keyword: 'imageUrl',
+  type: 'string',
+  schemaType: 'boolean',
+  errors: true,
+  validate: (enabled: boolean, url: string) => !enabled || isAllowedImageUrl(url),
+});
+const validateSchema = ajv.compile(CARD_MESSAGE_SCHEMA);
+
+/**
+ * Checks a parsed card message against every card rule and returns it typed, unchanged (bare
+ * strings stay bare strings, no defaults are filled in). `now` (ms) is when countdowns must not
+ * yet have ended; tests pass it so results do not depend on the clock.
+ * Throws CardInvalidError naming the first offending path and the rule it breaks.
+ */
+export function validateCard(value: unknown, now: number = Date.now()): CardMessage {
+  if (!validateSchema(value)) {
+    const first = (validateSchema.errors as ErrorObject[])[0] as ErrorObject;
+    const { path, rule } = describeError(first);
+    throw new CardInvalidError(path, rule);
+  }
+  const message = value as CardMessage;
+  checkAcrossCards(message, now);
+  return message;
+}
+
+/** The rules a compiled schema cannot hold: a count across cards, and times relative to `now`. */
+function checkAcrossCards(message: CardMessage, now: number): void {
+  let total = 0;
+  for (const [c, card] of message.entries()) {
+    for (const [m, module] of card.modules.entries()) {
+      total += 1;
+      const path = `${ROOT_PATH}[${c}].modules[${m}]`;
+      if (total > MAX_MODULES_TOTAL) {
+        throw new CardInvalidError(path, `all cards together hold at most ${MAX_MODULES_TOTAL} modules`);
+      }
+      if (module.type === 'countdown') {
+        checkNotPast(path, 'endTime', module.endTime, now);
+        if (module.startTime !== undefined) checkNotPast(path, 'startTime', module.startTime, now);
+      }
+    }
+  }
+}
+
+function checkNotPast(modulePath: string, field: string, time: number, now: number): void {
+  if (time >= now) return;
+  const hint =
+    time < SECONDS_TIMESTAMP_HINT_BELOW ? ' (it looks like seconds; times are in milliseconds)' : '';
+  throw new CardInvalidError(modulePath + childKey(field), `must not lie in the past${hint}`);
+}
