@@ -45,11 +45,7 @@ function when(condition: SchemaNode, consequence: SchemaNode): SchemaNode {
   // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword, not a promise.
   return { if: condition, then: consequence };
 }
-const nonEmpty = (what: string): SchemaNode => ({
-  type: 'string',
-  minLength: 1,
-  'x-rules': { minLength: `${what} must not be empty` },
-});
+const nonEmpty: SchemaNode = { type: 'string', minLength: 1, 'x-rules': { minLength: 'must not be empty' } };
 const oneOfEnum = (values: readonly string[]): SchemaNode => ({ type: 'string', enum: values });
 
 /** An object of one `type`; extra keys are refused so typos such as `fallbackurl` are caught. */
@@ -105,13 +101,13 @@ const kmarkdown = typed('kmarkdown', 'a kmarkdown element', ['content'], {
     'x-rules': { maxLength: `kmarkdown content is at most ${KMARKDOWN_MAX} characters` },
   },
 });
-const imageUrl = (what: string): SchemaNode => ({ ...nonEmpty(what), imageUrl: true });
+const imageUrl: SchemaNode = { ...nonEmpty, imageUrl: true };
 const image = typed('image', 'an image element', ['src'], {
-  src: imageUrl('src'),
+  src: imageUrl,
   alt: str,
   size: oneOfEnum(SIZES),
   circle: { type: 'boolean' },
-  fallbackUrl: imageUrl('fallbackUrl'),
+  fallbackUrl: imageUrl,
 });
 
 /** plain-text (or a bare string) and kmarkdown: the text of buttons, context and paragraph fields. */
@@ -164,7 +160,7 @@ const images = (module: string): SchemaNode => ({
 
 const media = (type: string, withCover: boolean): SchemaNode =>
   typed(type, `a ${type} module`, ['src'], {
-    src: nonEmpty('src'),
+    src: nonEmpty,
     title: str,
     ...(withCover ? { cover: str } : {}),
   });
@@ -272,11 +268,11 @@ const modules: readonly SchemaNode[] = [
       { not: { required: ['mode'], properties: { mode: { const: 'second' } } } },
       {
         not: { required: ['startTime'] },
-        'x-rules': { not: ['startTime', 'startTime is allowed only with mode second'] },
+        'x-rules': { not: ['startTime', 'is allowed only with mode second'] },
       },
     ),
   ),
-  typed('invite', 'an invite module', ['code'], { code: nonEmpty('code') }),
+  typed('invite', 'an invite module', ['code'], { code: nonEmpty }),
 ];
 
 /** The `type` const of a branch built by `typed`. */

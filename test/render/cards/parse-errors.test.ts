@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { type CardFormat, CardSyntaxError, convertCard } from '../../../src/render/cards/index.js';
+import { NOW } from './helpers.js';
+
+function syntaxError(text: string, format: CardFormat): CardSyntaxError {
+  try {
+    convertCard(text, format, NOW);
+  } catch (err) {
+    expect(err).toBeInstanceOf(CardSyntaxError);
+    return err as CardSyntaxError;
+  }
+  return expect.unreachable('no error thrown');
+}
+
+/** [what, text, format, expected detail param]. */
+const CASES: readonly [string, string, CardFormat, string][] = [
+  [
+    'JSON trailing comma',
+    '[{"type":"card",\n  "modules":[],}]',
+    'json',
+    'line 2, column 16: Expected double-quoted property name',
+  ],
+  ['JSON unexpected token', '[\n  {"type": card}\n]', 'json', "line 2, column 12: Unexpected token 'c'"],
+  [
+    'JSON unclosed',
+    '[{"type":"card","modules":[]}',
+    'json',
+    "line 1, column 30: Expected ',' or ']' after array element",
+  ],
+  ['JSON empty', '', 'json', 'line 1, column 1: Unexpected end of JSON input'],
+  [
+    'YAML bad indentation',
+    '- type: card\n  modules: [\n',
+    'yaml',
+    'line 3, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]',
+  ],
+  [
+    'YAML duplicate key',
+    '- type: card\n  type: card\n  modules: []\n',
+    'yaml',
+    'line 2, column 3: Map keys must be unique',
+  ],
+  [
+    'YAML two documents',
+    '- type: card\n  modules: []\n---\n- type: card\n',
+    'yaml',
+    'line 3, column 1: only one YAML document is allowed',
+  ],
+  [
+    'YAML custom tag',
+    '- type: card\n  modules: !include x.yaml\n',
+    'yaml',
+    'line 2, column 21: tags (!include) are not allowed',
+  ],
+  [
+    'YAML standard tag',
+    '- type: !!str card\n  modules: []\n',
+    'yaml',
+    'line 1, column 15: tags (!!str) are not allowed',
+  ],
+  [
+    'YAML anchor',
+    '- type: card\n  modules: &m []\n',
+    'yaml',
+    'line 2, column 15: anchors (&m) are not allowed',
+  ],
+  ['YAML alias', '- type: card\n  modules: *m\n', 'yaml', 'line 2, column 12: aliases (*m) are not allowed'],
+  [
+    'YAML alias bomb',
+    'a: &a ["x","x"]\nb: &b [*a,*a]\nc: &c [*b,*b]\nd: [*c,*c]\n',
+    'yaml',
+    'line 1, column 7: anchors (&a) are not allowed',
+  ],
+  ['YAML collection key', '- ? [a]\n  : 1\n', 'yaml', 'line 1, column 5: keys must be plain values'],
+  ['YAML empty', '   \n', 'yaml', 'the document is empty'],
+  [
+    'XML unclosed tag',
+    '<card>\n  <divider>\n</card>',
+    'xml',
+    "line 3, column 1: Expected closing tag 'divider' (opened in line 2, col 3) instead of closing tag 'card'.",
+  ],
+  [
+    'XML DOCTYPE',
+    '<?xml version="1.0"?>\n<!DOCTYPE card SYSTEM "file:///etc/passwd">\n<card/>',
+    'xml',
+    'line 2, column 1: <!DOCTYPE is not allowed (no DTDs or entity declarations)',
+  ],
+  [
+    'XML entity declaration',
+    '<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><card><header>&lol2;</header></card>',
+    'xml',
+    'line 1, column 1: <!DOCTYPE is not allowed (no DTDs or entity declarations)',
+  ],
+  [
+    'XML stray ENTITY',
+    '<card>\n<!ENTITY x "y"></card>',
+    'xml',
+    'line 2, column 1: <!ENTITY is not allowed (no DTDs or entity declarations)',
+  ],
+  [
+    'XML undeclared entity',
+    '<card>\n  <header>&nbsp;</header>\n</card>',
+    'xml',
+    'line 2, column 3: unknown entity &nbsp; (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)',
+  ],
+  [
+    'XML two roots',
+    '<card/>\n<card/>',
+    'xml',
+    'line 2, column 1: the document must have exactly one root element',
+  ],
+  [
+    'XML wrong root',
+    '<message/>',
+    'xml',
+    'line 1, column 1: the root element must be <card> or <cards>, not <message>',
+  ],
+  ['XML unknown element', '<card>\n  <table/>\n</card>', 'xml', 'line 2, column 3: unknown element <table>'],
+  [
+    'XML text in a list',
+    '<card>hello</card>',
+    'xml',
+    'line 1, column 1: text directly inside <card> is not allowed; wrap it in <text> or <plain-text>',
+  ],
+  [
+    'XML children in a leaf',
+    '<card><divider><header/></divider></card>',
+    'xml',
+    'line 1, column 7: <divider> takes attributes only',
+  ],
+  [
+    'XML element in text',
+    '<card><section><text><kmarkdown>a<b/></kmarkdown></text></section></card>',
+    'xml',
+    'line 1, column 22: <kmarkdown> holds text only, not <b>',
+  ],
+  [
+    'XML slot twice',
+    '<card><section><text>a</text><kmarkdown>b</kmarkdown></section></card>',
+    'xml',
+    'line 1, column 30: text is given more than once',
+  ],
+  [
+    'XML wrong slot child',
+    '<card><header><image src="a.png"/></header></card>',
+    'xml',
+    'line 1, column 15: <image> is not allowed in <header> (it takes <text>)',
+  ],
+  [
+    'XML type attribute on a type element',
+    '<card><section type="x">hi</section></card>',
+    'xml',
+    'line 1, column 7: <section> already names its type; the type attribute is for <text> and <accessory>',
+  ],
+  [
+    'XML unknown wrapper type',
+    '<card><section><text type="table"/></section></card>',
+    'xml',
+    'line 1, column 16: unknown type "table"',
+  ],
+  [
+    'XML boolean attribute',
+    '<card><container><image src="a.png" circle/></container></card>',
+    'xml',
+    "line 1, column 37: boolean attribute 'circle' is not allowed.",
+  ],
+];
+
+describe('card parse errors', () => {
+  it.each(CASES)('%s', (_name, text, format, detail) => {
+    const error = syntaxError(text, format);
+    expect(error.params).toEqual({ format, detail });
+    expect(error.code).toBe(40013);
+    expect(error.name).toBe('CardSyntaxError');
+    expect(error.message).toBe(`Card message cannot be parsed (${format}): ${detail}`);
+  });
+
+  it('gives line and column as data', () => {
+    expect(syntaxError('[\n  1,\n  2,,\n]', 'json').data).toEqual({ format: 'json', line: 3, column: 5 });
+    expect(syntaxError('- a\n- b: [\n', 'yaml').data).toMatchObject({ format: 'yaml', line: 3 });
+  });
+
+  it('never expands an entity, even one declared harmlessly', () => {
+    // The DOCTYPE is refused before fast-xml-parser sees it, so no expansion can happen.
+    expect(() => convertCard('<!DOCTYPE card [<!ENTITY a "b">]><card/>', 'xml', NOW)).toThrow(/DOCTYPE/);
+  });
+
+  it('refuses a YAML merge key as an ordinary unknown field (merge is off)', () => {
+    expect(() => convertCard('- type: card\n  modules: []\n  <<: {size: sm}\n', 'yaml', NOW)).toThrow(
+      'card[0]["<<"]: is not a field of a card',
+    );
+  });
+});
