@@ -281,7 +281,7 @@ describe('JSON, YAML and XML give identical card JSON', () => {
         Object.values(value).forEach(walk);
       }
     };
-    MODULE_CASES.forEach((c) => walk(c.json));
+    for (const c of MODULE_CASES) walk(c.json);
     expect([...seen].sort()).toEqual(
       [
         'action-group',
