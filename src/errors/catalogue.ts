@@ -23,7 +23,12 @@ const def = (code: number, status: number, zh: string, en: string): ErrorDef => 
 export const CATALOGUE = {
   // 400: the request is wrong; the message names the field and the rule.
   VALIDATION: def(40000, 400, '参数错误：{detail}', 'Invalid parameter: {detail}'),
-  INVALID_JSON: def(40001, 400, '请求体不是合法的 JSON：{detail}', 'Request body is not valid JSON: {detail}'),
+  INVALID_JSON: def(
+    40001,
+    400,
+    '请求体不是合法的 JSON：{detail}',
+    'Request body is not valid JSON: {detail}',
+  ),
   FORBIDDEN_KEY: def(
     40002,
     400,
@@ -48,7 +53,12 @@ export const CATALOGUE = {
     '模板超出资源限制（{limit}）：{detail}',
     'Template exceeded a resource limit ({limit}): {detail}',
   ),
-  CARD_SYNTAX: def(40013, 400, '卡片消息无法解析（{format}）：{detail}', 'Card message cannot be parsed ({format}): {detail}'),
+  CARD_SYNTAX: def(
+    40013,
+    400,
+    '卡片消息无法解析（{format}）：{detail}',
+    'Card message cannot be parsed ({format}): {detail}',
+  ),
   CARD_INVALID: def(40014, 400, '卡片消息不合法：{detail}', 'Card message is invalid: {detail}'),
   MESSAGE_TOO_LONG: def(
     40015,
@@ -69,7 +79,12 @@ export const CATALOGUE = {
 
   // 403: known caller, not allowed.
   FORBIDDEN: def(40300, 403, '没有权限执行此操作', 'Not allowed to perform this operation'),
-  TEMPLATE_IN_REVIEW: def(40301, 403, '模板正在审核中，不能修改', 'The template is in review and cannot be modified'),
+  TEMPLATE_IN_REVIEW: def(
+    40301,
+    403,
+    '模板正在审核中，不能修改',
+    'The template is in review and cannot be modified',
+  ),
 
   // 404 / 405: nothing there.
   ROUTE_NOT_FOUND: def(40400, 404, '接口不存在', 'No such endpoint'),
@@ -92,10 +107,20 @@ export const CATALOGUE = {
   ),
 
   // 429
-  RATE_LIMITED: def(42900, 429, '请求过于频繁，请 {retry_after} 秒后重试', 'Too many requests, retry in {retry_after} s'),
+  RATE_LIMITED: def(
+    42900,
+    429,
+    '请求过于频繁，请 {retry_after} 秒后重试',
+    'Too many requests, retry in {retry_after} s',
+  ),
 
   // 5xx: never the internal detail; the error id is in the log.
-  INTERNAL: def(50000, 500, '服务器内部错误（错误编号 {error_id}）', 'Internal server error (error id {error_id})'),
+  INTERNAL: def(
+    50000,
+    500,
+    '服务器内部错误（错误编号 {error_id}）',
+    'Internal server error (error id {error_id})',
+  ),
   DEPENDENCY_DOWN: def(
     50300,
     503,
@@ -114,7 +139,11 @@ export type LocalizedText = Readonly<Record<Lang, string>>;
 export type ParamValue = string | number | LocalizedText;
 
 /** Fills `{name}` placeholders; unknown names are left as written so a missing param is visible. */
-export function formatMessage(template: string, params: Readonly<Record<string, ParamValue>>, lang: Lang): string {
+export function formatMessage(
+  template: string,
+  params: Readonly<Record<string, ParamValue>>,
+  lang: Lang,
+): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
     if (!Object.hasOwn(params, name)) return whole;
     const value = params[name] as ParamValue;

@@ -1,4 +1,14 @@
-export { CATALOGUE, type ErrorDef, type ErrorKey, formatMessage, type Lang, LANGS, type LocalizedText, type ParamValue, SUCCESS_MESSAGE } from './catalogue.js';
+export {
+  CATALOGUE,
+  type ErrorDef,
+  type ErrorKey,
+  formatMessage,
+  LANGS,
+  type Lang,
+  type LocalizedText,
+  type ParamValue,
+  SUCCESS_MESSAGE,
+} from './catalogue.js';
 export { DependencyError } from './dependency-error.js';
 export { type ErrorParams, HeraldError, isHeraldError } from './herald-error.js';
 export { NotFoundError } from './not-found-error.js';

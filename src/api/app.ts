@@ -1,0 +1,25 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Deps } from '../domain/deps.js';
+import { jsonBody } from './middleware/json-body.js';
+import { notFound } from './middleware/not-found.js';
+import { requestContext } from './middleware/request-context.js';
+import { adminBotRoutes } from './routes/admin-bots.js';
+import { healthRoutes } from './routes/health.js';
+import { intimacyRoutes } from './routes/intimacy.js';
+import type { HeraldState } from './state.js';
+
+/** The HTTP API as a Koa app; `app.callback()` serves it (bin/web listens, tests drive it). */
+export function createApp(deps: Deps): Koa<HeraldState> {
+  const app = new Koa<HeraldState>();
+  const router = new Router<HeraldState>();
+  healthRoutes(router, deps);
+  intimacyRoutes(router, deps);
+  adminBotRoutes(router, deps);
+
+  app.use(requestContext(deps.log));
+  app.use(jsonBody(deps.config.bodyLimitBytes));
+  app.use(router.routes());
+  app.use(notFound(router));
+  return app;
+}

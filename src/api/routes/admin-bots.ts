@@ -1,0 +1,105 @@
+import type Router from '@koa/router';
+import { createBot, getBot, listBots, rotateBotToken, updateBot } from '../../domain/bots.js';
+import type { Deps } from '../../domain/deps.js';
+import type { BotRecord, ImageRef } from '../../store/index.js';
+import { requireAdmin } from '../auth.js';
+import { pageMeta, parsePage } from '../paging.js';
+import { reply } from '../reply.js';
+import type { HeraldState } from '../state.js';
+import { compileValidator, idSchema } from '../validation.js';
+import { MAX_SCORE } from './intimacy.js';
+
+/** An operator's image list: ids and http(s) urls, bounded so a bot record stays small. */
+const MAX_IMAGES = 100;
+
+const botFields = {
+  name: { type: 'string', minLength: 1, maxLength: 64 },
+  enabled: { type: 'boolean' },
+  default_score: { type: 'integer', minimum: 0, maximum: MAX_SCORE },
+  default_img_id: { type: ['string', 'integer'], maxLength: 64 },
+  img_list: {
+    type: 'array',
+    maxItems: MAX_IMAGES,
+    items: {
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        url: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 1024,
+          pattern: '^https?://',
+          description: 'an http(s) URL',
+        },
+      },
+      required: ['id', 'url'],
+    },
+  },
+} as const;
+
+interface BotBody {
+  name?: string;
+  enabled?: boolean;
+  default_score?: number;
+  default_img_id?: string | number;
+  img_list?: ImageRef[];
+}
+
+const createBody = compileValidator<BotBody & { name: string }>({
+  type: 'object',
+  properties: botFields,
+  required: ['name'],
+});
+const updateBodyV = compileValidator<BotBody & { id: string }>({
+  type: 'object',
+  properties: { id: idSchema, ...botFields },
+  required: ['id'],
+});
+const idBody = compileValidator<{ id: string }>({
+  type: 'object',
+  properties: { id: idSchema },
+  required: ['id'],
+});
+
+/** Copies only known fields, so unknown body fields never travel further. */
+const botInput = (b: BotBody) => ({
+  name: b.name,
+  enabled: b.enabled,
+  default_score: b.default_score,
+  default_img_id: b.default_img_id === undefined ? undefined : String(b.default_img_id),
+  img_list: b.img_list?.map((i) => ({ id: i.id, url: i.url })),
+});
+
+/** The bot as operators see it (never the token hash). */
+const view = (bot: BotRecord) => ({ ...bot });
+
+export function adminBotRoutes(router: Router<HeraldState>, deps: Deps): void {
+  const admin = requireAdmin(deps);
+
+  router.post('/admin/api/bot/create', admin, async (ctx) => {
+    const body = createBody(ctx.request.body);
+    const { bot, token } = await createBot(deps, { ...botInput(body), name: body.name });
+    reply(ctx, { bot: view(bot), token });
+  });
+
+  router.post('/admin/api/bot/update', admin, async (ctx) => {
+    const body = updateBodyV(ctx.request.body);
+    reply(ctx, { bot: view(await updateBot(deps, body.id, botInput(body))) });
+  });
+
+  router.post('/admin/api/bot/rotate-token', admin, async (ctx) => {
+    const { id } = idBody(ctx.request.body);
+    reply(ctx, { token: await rotateBotToken(deps, id) });
+  });
+
+  router.get('/admin/api/bot/view', admin, async (ctx) => {
+    const { id } = idBody(ctx.query);
+    reply(ctx, { bot: view(await getBot(deps, id)) });
+  });
+
+  router.get('/admin/api/bot/list', admin, async (ctx) => {
+    const { request, sortEcho } = parsePage(ctx.query, ['id', 'name', 'created_at', 'updated_at'], 'id');
+    const page = await listBots(deps, request);
+    reply(ctx, { items: page.items.map(view), meta: pageMeta(request, page.total), sort: sortEcho });
+  });
+}

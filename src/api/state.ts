@@ -1,0 +1,12 @@
+import type { Lang } from '../errors/index.js';
+import type { BotRecord } from '../store/index.js';
+
+/** What middleware leaves on ctx.state for later middleware and handlers. */
+export interface HeraldState {
+  lang: Lang;
+  requestId: string;
+  /** Set by error handling for 5xx answers; the same id is in the log line. */
+  errorId?: string;
+  /** Set by bot authentication. */
+  bot?: BotRecord;
+}

@@ -1,0 +1,22 @@
+import { createApp } from '../api/app.js';
+import { createLogger } from '../log/logger.js';
+import { openResources } from '../resources.js';
+import { listen } from './http-server.js';
+import { onShutdown } from './shutdown.js';
+import { configOrExit } from './startup.js';
+
+/** The `web` process: the HTTP API. */
+const config = configOrExit();
+const log = createLogger(config.logLevel).child({ process: 'web' });
+try {
+  const resources = await openResources(config, log);
+  const running = await listen(createApp(resources).callback(), config.port, config.host);
+  log.info('listening', { host: config.host, port: running.port });
+  onShutdown(log, config.shutdownTimeoutMs, async () => {
+    await running.close(config.shutdownTimeoutMs);
+    await resources.close();
+  });
+} catch (err) {
+  log.error('start-up failed', { error: err });
+  process.exit(1);
+}

@@ -1,0 +1,27 @@
+/**
+ * Every default Herald runs with, named and explained in one place. The config module reads the
+ * environment over these; nothing else in the code base carries a magic number for them.
+ */
+
+/** HTTP port of the web process. */
+export const DEFAULT_PORT = 3000;
+/** Interface the web process binds; all interfaces, as a container expects. */
+export const DEFAULT_HOST = '0.0.0.0';
+/** Local FerretDB (or MongoDB) started by scripts/dev-services.sh. */
+export const DEFAULT_MONGO_URL = 'mongodb://127.0.0.1:27017/herald';
+/** Local Redis started by scripts/dev-services.sh. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Prefix of every Redis key Herald writes (BullMQ queues included), so Herald can share a Redis. */
+export const DEFAULT_REDIS_PREFIX = 'herald';
+/** Shortest admin token accepted: shorter secrets can be guessed. */
+export const MIN_ADMIN_TOKEN_LENGTH = 24;
+/** Largest JSON request body, in bytes (1 MiB: a large GitLab push event fits). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/** How long a request waits for the database to be selected before answering 503, in ms. */
+export const DEFAULT_DB_TIMEOUT_MS = 2_000;
+/** How long SIGTERM waits for in-flight requests or jobs before closing anyway, in ms. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Bot REST budget per bot: burst size (requests). */
+export const DEFAULT_BOT_RATE_BURST = 120;
+/** Bot REST budget per bot: refill rate (requests per second). */
+export const DEFAULT_BOT_RATE_PER_SECOND = 60;

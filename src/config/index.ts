@@ -1,0 +1,106 @@
+import * as D from './defaults.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly mongoUrl: string;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly adminToken: string;
+  readonly logLevel: LogLevel;
+  /** Public base URL used to build callback URLs (e.g. pipe URLs); no trailing slash. */
+  readonly publicUrl: string;
+  readonly bodyLimitBytes: number;
+  readonly dbTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly botRateBurst: number;
+  readonly botRatePerSecond: number;
+}
+
+/** A bad or missing setting; start-up prints `message` as its one line and exits. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function str(env: Env, name: string, fallback?: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    if (fallback === undefined) throw new ConfigError(`config: ${name} is required but not set`);
+    return fallback;
+  }
+  return raw;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`config: ${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function url(env: Env, name: string, fallback: string, protocols: readonly string[]): string {
+  const raw = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`config: ${name} must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`config: ${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/**
+ * Reads and validates the whole configuration once. This is the only place in Herald that reads
+ * the process environment; everything else receives a Config.
+ */
+export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config {
+  // Fallbacks fill what the environment leaves unset (the demo uses them for its defaults).
+  if (Object.keys(fallbacks).length > 0) {
+    const merged: Record<string, string | undefined> = { ...fallbacks };
+    for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') merged[k] = v;
+    env = merged;
+  }
+  const port = int(env, 'PORT', D.DEFAULT_PORT, 1, 65535);
+  const adminToken = str(env, 'ADMIN_TOKEN');
+  if (adminToken.length < D.MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`config: ADMIN_TOKEN must be at least ${D.MIN_ADMIN_TOKEN_LENGTH} characters`);
+  }
+  const logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new ConfigError(`config: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const redisPrefix = str(env, 'REDIS_PREFIX', D.DEFAULT_REDIS_PREFIX);
+  if (!/^[\w.-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError('config: REDIS_PREFIX must be 1-64 letters, digits, "_", "." or "-"');
+  }
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(
+    /\/+$/,
+    '',
+  );
+  return {
+    port,
+    host: str(env, 'HOST', D.DEFAULT_HOST),
+    mongoUrl: url(env, 'MONGO_URL', D.DEFAULT_MONGO_URL, ['mongodb:', 'mongodb+srv:']),
+    redisUrl: url(env, 'REDIS_URL', D.DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
+    redisPrefix,
+    adminToken,
+    logLevel: logLevel as LogLevel,
+    publicUrl,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', D.DEFAULT_BODY_LIMIT_BYTES, 1024, 64 * 1024 * 1024),
+    dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', D.DEFAULT_DB_TIMEOUT_MS, 100, 60_000),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', D.DEFAULT_SHUTDOWN_TIMEOUT_MS, 0, 600_000),
+    botRateBurst: int(env, 'BOT_RATE_BURST', D.DEFAULT_BOT_RATE_BURST, 1, 1_000_000),
+    botRatePerSecond: int(env, 'BOT_RATE_PER_SECOND', D.DEFAULT_BOT_RATE_PER_SECOND, 1, 1_000_000),
+  };
+}

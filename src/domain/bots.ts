@@ -1,0 +1,115 @@
+import { HeraldError, NotFoundError, ValidationError } from '../errors/index.js';
+import { type BotRecord, type ImageRef, newNumericId, type Page, type PageRequest } from '../store/index.js';
+import type { Deps } from './deps.js';
+import { BOT_TOKEN_PREFIX, issueToken, tokenMatches, tokenOwner } from './tokens.js';
+
+export interface BotInput {
+  readonly name?: string;
+  readonly enabled?: boolean;
+  readonly default_score?: number;
+  readonly default_img_id?: string;
+  readonly img_list?: readonly ImageRef[];
+}
+
+export interface CreatedBot {
+  readonly bot: BotRecord;
+  /** Shown once; only its hash is stored. */
+  readonly token: string;
+}
+
+/** default_img_id must name an image of the list it will be used with; ids are unique. */
+function checkImages(imgList: readonly ImageRef[], defaultImgId: string): void {
+  const ids = new Set<string>();
+  imgList.forEach((img, i) => {
+    if (ids.has(img.id)) {
+      throw new ValidationError(`img_list[${i}].id`, {
+        'zh-CN': `图片 id "${img.id}" 重复`,
+        'en-US': `image id "${img.id}" appears more than once`,
+      });
+    }
+    ids.add(img.id);
+  });
+  if (defaultImgId !== '' && !ids.has(defaultImgId)) {
+    throw new ValidationError('default_img_id', {
+      'zh-CN': '必须是 img_list 中某张图片的 id',
+      'en-US': 'must be the id of an image in img_list',
+    });
+  }
+}
+
+export async function createBot(deps: Deps, input: BotInput & { name: string }): Promise<CreatedBot> {
+  const imgList = input.img_list ?? [];
+  const defaultImgId = input.default_img_id ?? '';
+  checkImages(imgList, defaultImgId);
+  const now = deps.now();
+  const id = newNumericId();
+  const userId = newNumericId();
+  // Bots are users on the platform; the user record is what templates see as the sender.
+  await deps.store.users.create(
+    {
+      id: userId,
+      username: input.name,
+      nickname: input.name,
+      identify_num: String((Number.parseInt(userId.slice(-4), 10) % 9000) + 1000),
+      online: true,
+      bot: true,
+      status: 0,
+      avatar: '',
+      vip_avatar: '',
+      mobile_verified: false,
+    },
+    now,
+  );
+  const { token, hash } = issueToken(BOT_TOKEN_PREFIX, id);
+  const bot = await deps.store.bots.create({
+    id,
+    name: input.name,
+    user_id: userId,
+    token_hash: hash,
+    default_score: input.default_score ?? 0,
+    default_img_id: defaultImgId,
+    img_list: imgList,
+    now,
+  });
+  return { bot, token };
+}
+
+export async function getBot(deps: Deps, id: string): Promise<BotRecord> {
+  const bot = await deps.store.bots.get(id);
+  if (!bot) throw new NotFoundError('bot');
+  return bot;
+}
+
+export async function updateBot(deps: Deps, id: string, changes: BotInput): Promise<BotRecord> {
+  const current = await getBot(deps, id);
+  if (changes.img_list !== undefined || changes.default_img_id !== undefined) {
+    checkImages(changes.img_list ?? current.img_list, changes.default_img_id ?? current.default_img_id);
+  }
+  const now = deps.now();
+  const updated = await deps.store.bots.update(id, changes, now);
+  if (!updated) throw new NotFoundError('bot');
+  if (changes.name !== undefined && changes.name !== current.name) {
+    await deps.store.users.rename(current.user_id, changes.name, now);
+  }
+  return updated;
+}
+
+/** Issues a new token; the old one stops working at once. */
+export async function rotateBotToken(deps: Deps, id: string): Promise<string> {
+  const { token, hash } = issueToken(BOT_TOKEN_PREFIX, id);
+  if (!(await deps.store.bots.setTokenHash(id, hash, deps.now()))) throw new NotFoundError('bot');
+  return token;
+}
+
+export function listBots(deps: Deps, page: PageRequest): Promise<Page<BotRecord>> {
+  return deps.store.bots.list(page);
+}
+
+/** The bot a token belongs to. Unknown or stale tokens are 401; a disabled bot is 403. */
+export async function authenticateBot(deps: Deps, token: string): Promise<BotRecord> {
+  const id = tokenOwner(BOT_TOKEN_PREFIX, token);
+  const found = id ? await deps.store.bots.getWithTokenHash(id) : null;
+  if (!found || !tokenMatches(token, found.token_hash)) throw new HeraldError('INVALID_TOKEN');
+  if (!found.bot.enabled) throw new HeraldError('FORBIDDEN');
+  return found.bot;
+}

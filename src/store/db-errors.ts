@@ -1,0 +1,45 @@
+import mongoose from 'mongoose';
+import { DependencyError } from '../errors/index.js';
+
+const { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoTopologyClosedError } =
+  mongoose.mongo;
+
+/** Errors that mean "the database is not reachable", as opposed to a bad query or a bug. */
+export function isUnreachable(err: unknown): boolean {
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoTopologyClosedError
+  );
+}
+
+/** MongoDB's duplicate-key error code (unique index violated). */
+export const DUPLICATE_KEY = 11000;
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof mongoose.mongo.MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/**
+ * Wraps every async method of a repository so that an unreachable database surfaces as one typed
+ * DependencyError (503) instead of a driver error (500) in every caller.
+ */
+export function guarded<T extends object>(repo: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(repo)) {
+    if (typeof fn !== 'function') {
+      out[name] = fn;
+      continue;
+    }
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await (fn as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+      } catch (err) {
+        if (isUnreachable(err)) throw new DependencyError('database', err);
+        throw err;
+      }
+    };
+  }
+  return out as T;
+}

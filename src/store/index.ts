@@ -1,0 +1,73 @@
+import mongoose from 'mongoose';
+import { createBotStore } from './bots.js';
+import { guarded } from './db-errors.js';
+import { createIntimacyStore } from './intimacy.js';
+import { defineModels } from './models.js';
+import { createUserStore } from './users.js';
+
+export { BOT_SORT_FIELDS, type BotChanges, type BotStore, type NewBot } from './bots.js';
+export { newNumericId } from './ids.js';
+export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
+export type { Page, PageRequest } from './paging.js';
+export type { BotRecord, ImageRef, IntimacyRecord, UserRecord } from './records.js';
+export type { UserStore } from './users.js';
+
+// Filters built from request input can never carry query operators ({"$gt": ""}), and unknown
+// filter fields are dropped rather than matching everything.
+mongoose.set('sanitizeFilter', true);
+mongoose.set('strictQuery', true);
+
+export interface StoreOptions {
+  /** Database name; defaults to the one in the URL. Tests pass a fresh name per file. */
+  readonly dbName?: string;
+  /** How long an operation waits for a reachable server before failing, in ms. */
+  readonly timeoutMs: number;
+}
+
+export interface Store {
+  readonly bots: ReturnType<typeof createBotStore>;
+  readonly users: ReturnType<typeof createUserStore>;
+  readonly intimacy: ReturnType<typeof createIntimacyStore>;
+  /** Resolves when the database answers a ping; throws DependencyError otherwise. */
+  ping(): Promise<void>;
+  /** Drops the whole database: for tests and the demo's reset only. */
+  dropDatabase(): Promise<void>;
+  /** Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** Connects, makes sure indexes exist, and returns the repositories. */
+export async function openStore(url: string, options: StoreOptions): Promise<Store> {
+  const conn = mongoose.createConnection(url, {
+    ...(options.dbName ? { dbName: options.dbName } : {}),
+    serverSelectionTimeoutMS: options.timeoutMs,
+    // Fail fast instead of queueing operations while disconnected: a request should get 503,
+    // not hang until a buffer times out.
+    bufferCommands: false,
+    autoIndex: false,
+  });
+  await conn.asPromise();
+  const models = defineModels(conn);
+  await Promise.all(Object.values(models).map((m) => m.createIndexes()));
+  let closed: Promise<void> | undefined;
+  const admin = guarded({
+    async ping(): Promise<void> {
+      if (!conn.db) throw new mongoose.mongo.MongoNotConnectedError('not connected');
+      await conn.db.command({ ping: 1 });
+    },
+    async dropDatabase(): Promise<void> {
+      await conn.dropDatabase();
+    },
+  });
+  return {
+    bots: guarded(createBotStore(models)),
+    users: guarded(createUserStore(models)),
+    intimacy: guarded(createIntimacyStore(models)),
+    ping: admin.ping,
+    dropDatabase: admin.dropDatabase,
+    close() {
+      closed ??= conn.close();
+      return closed;
+    },
+  };
+}

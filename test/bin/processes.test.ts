@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import mongoose from 'mongoose';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_TOKEN, uniqueName } from '../helpers/test-app.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+const unique = uniqueName('processes');
+const mongoBase = (process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/herald').replace(/\/[^/]*$/, '');
+const dbName = `herald_test_${unique}`;
+
+interface Proc {
+  child: ChildProcess;
+  out: string[];
+  err: string[];
+  exited: Promise<number | null>;
+}
+
+function start(entry: string, env: Record<string, string>): Proc {
+  const child = spawn(tsx, [`src/bin/${entry}.ts`], {
+    cwd: root,
+    env: {
+      ...process.env,
+      MONGO_URL: `${mongoBase}/${dbName}`,
+      REDIS_PREFIX: `herald-test-${unique}`,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: string[] = [];
+  const err: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => err.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, out, err, exited };
+}
+
+async function waitFor(proc: Proc, text: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!proc.out.join('').includes(text)) {
+    if (Date.now() > deadline)
+      throw new Error(`no "${text}" in output: ${proc.out.join('')} ${proc.err.join('')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+afterAll(async () => {
+  const conn = await mongoose.createConnection(`${mongoBase}/${dbName}`).asPromise();
+  await conn.dropDatabase();
+  await conn.close();
+});
+
+describe('web process', () => {
+  it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const web = start('web', { PORT: port, HOST: '127.0.0.1', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    await waitFor(web, '"listening"');
+
+    // Start a request and hold its body half-sent, so it is in flight when SIGTERM arrives.
+    const body = JSON.stringify({ name: 'drained bot' });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/admin/api/bot/create',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            Authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => {
+            text += d.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        web.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 300);
+      }, 200);
+    });
+
+    const r = await answer;
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.text).data.bot.name).toBe('drained bot');
+    expect(await web.exited).toBe(0);
+    expect(web.out.join('')).toContain('shut down cleanly');
+  });
+
+  it('stops at start-up with one line naming a bad setting', async () => {
+    const web = start('web', { PORT: 'eighty', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    expect(await web.exited).toBe(1);
+    expect(web.err.join('')).toBe('config: PORT must be an integer from 1 to 65535 (got "eighty")\n');
+  });
+});
+
+describe('worker process', () => {
+  it('connects, then exits 0 on SIGTERM', async () => {
+    const worker = start('worker', { ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    await waitFor(worker, '"worker started"');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(worker.out.join('')).toContain('shut down cleanly');
+  });
+});

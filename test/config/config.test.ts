@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+
+const ADMIN = { ADMIN_TOKEN: 'a'.repeat(32) };
+
+describe('loadConfig', () => {
+  it('fills every default from one set of named constants', () => {
+    const c = loadConfig(ADMIN);
+    expect(c).toMatchObject({
+      port: 3000,
+      mongoUrl: 'mongodb://127.0.0.1:27017/herald',
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: 'herald',
+      logLevel: 'info',
+      publicUrl: 'http://localhost:3000',
+      bodyLimitBytes: 1024 * 1024,
+    });
+  });
+
+  it.each([
+    [{}, 'config: ADMIN_TOKEN is required but not set'],
+    [{ ADMIN_TOKEN: 'short' }, 'config: ADMIN_TOKEN must be at least 24 characters'],
+    [{ ...ADMIN, PORT: 'abc' }, 'config: PORT must be an integer from 1 to 65535 (got "abc")'],
+    [{ ...ADMIN, PORT: '70000' }, 'config: PORT must be an integer from 1 to 65535 (got "70000")'],
+    [
+      { ...ADMIN, MONGO_URL: 'postgres://x' },
+      'config: MONGO_URL must use mongodb: or mongodb+srv: (got postgres:)',
+    ],
+    [{ ...ADMIN, REDIS_URL: 'not a url' }, 'config: REDIS_URL must be a URL (redis: or rediss:)'],
+    [
+      { ...ADMIN, LOG_LEVEL: 'loud' },
+      'config: LOG_LEVEL must be one of debug, info, warn, error (got "loud")',
+    ],
+    [{ ...ADMIN, REDIS_PREFIX: 'a b' }, 'config: REDIS_PREFIX must be 1-64 letters, digits, "_", "." or "-"'],
+  ])('refuses %j with one line naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+  });
+
+  it('lets the environment win over fallbacks, and treats empty values as unset', () => {
+    const c = loadConfig({ ...ADMIN, PORT: '', LOG_LEVEL: 'debug' }, { PORT: '4000', LOG_LEVEL: 'warn' });
+    expect(c.port).toBe(4000);
+    expect(c.logLevel).toBe('debug');
+  });
+
+  it('drops a trailing slash from PUBLIC_URL', () => {
+    expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'https://herald.example.com/' }).publicUrl).toBe(
+      'https://herald.example.com',
+    );
+  });
+});

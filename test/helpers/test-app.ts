@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { createApp } from '../../src/api/app.js';
+import { listen, type RunningServer } from '../../src/bin/http-server.js';
+import { type Config, loadConfig } from '../../src/config/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { openResources, type Resources } from '../../src/resources.js';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export interface ApiResponse<T = unknown> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: { code: number; message: string; data: T };
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  /** Bot token for `Authorization: Bot ...`. */
+  readonly bot?: string;
+  /** true: the admin token; a string: that bearer token. */
+  readonly admin?: boolean | string;
+  readonly json?: unknown;
+  /** Raw body text (sent as given, with `headers` deciding the content type). */
+  readonly raw?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface TestApp {
+  readonly base: string;
+  readonly res: Resources;
+  readonly config: Config;
+  /** Every log line the app wrote, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  readonly logText: () => string;
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** A unique, readable suffix for one test file's database and Redis prefix. */
+export const uniqueName = (name: string): string =>
+  `${name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+
+/**
+ * The app on the real Redis and the real store, with a fresh database and Redis key prefix,
+ * served on an ephemeral loopback port. close() drops the database and the prefix's keys.
+ */
+export async function startTestApp(
+  name: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<TestApp> {
+  const unique = uniqueName(name);
+  const config = loadConfig(process.env, {
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'debug',
+    REDIS_PREFIX: `herald-test-${unique}`,
+    ...env,
+  });
+  const lines: string[] = [];
+  const log = createLogger('debug', (line) => lines.push(line));
+  const res = await openResources(config, log, { dbName: `herald_test_${unique}` });
+  let server: RunningServer | undefined;
+  try {
+    server = await listen(createApp(res).callback(), 0, '127.0.0.1');
+  } catch (err) {
+    await res.close();
+    throw err;
+  }
+  const base = `http://127.0.0.1:${server.port}`;
+  const running = server;
+  return {
+    base,
+    res,
+    config,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText: () => lines.join('\n'),
+    async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.bot !== undefined) headers.Authorization = `Bot ${options.bot}`;
+      if (options.admin !== undefined && options.admin !== false) {
+        headers.Authorization = `Bearer ${options.admin === true ? TEST_ADMIN_TOKEN : options.admin}`;
+      }
+      let body: string | undefined = options.raw;
+      if (options.json !== undefined) {
+        body = JSON.stringify(options.json);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const r = await fetch(base + path, { method, headers, body });
+      const text = await r.text();
+      let parsed: ApiResponse<T>['body'];
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new Error(`non-JSON response ${r.status}: ${text.slice(0, 200)}`);
+      }
+      return { status: r.status, headers: r.headers, body: parsed, text };
+    },
+    async close() {
+      await running.close(0);
+      await res.store.dropDatabase().catch(() => {});
+      await deleteRedisPrefix(res, config.redisPrefix).catch(() => {});
+      await res.close();
+    },
+  };
+}
+
+export async function deleteRedisPrefix(res: Resources, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await res.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await res.redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+/** Creates a bot through the admin API; returns its record and token. */
+export async function createTestBot(
+  app: TestApp,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; token: string; bot: Record<string, unknown> }> {
+  const r = await app.request<{ bot: Record<string, unknown> & { id: string }; token: string }>(
+    'POST',
+    '/admin/api/bot/create',
+    { admin: true, json: { name: 'test bot', ...body } },
+  );
+  if (r.status !== 200) throw new Error(`bot create failed: ${r.text}`);
+  return { id: r.body.data.bot.id, token: r.body.data.token, bot: r.body.data.bot };
+}

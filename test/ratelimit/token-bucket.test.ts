@@ -1,0 +1,80 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DependencyError } from '../../src/errors/index.js';
+import { takeTokens } from '../../src/ratelimit/token-bucket.js';
+import { uniqueName } from '../helpers/test-app.js';
+
+/** The Lua script runs on the real Redis: nothing here is stubbed. */
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `herald-test-${uniqueName('bucket')}`;
+let a: Redis;
+let b: Redis;
+beforeAll(() => {
+  a = new Redis(url);
+  b = new Redis(url);
+});
+afterAll(async () => {
+  const keys = await a.keys(`${prefix}:*`);
+  if (keys.length) await a.del(...keys);
+  a.disconnect();
+  b.disconnect();
+});
+
+describe('takeTokens', () => {
+  it('allows the burst, then refuses with the wait until a token is due', async () => {
+    const key = `${prefix}:burst`;
+    const limit = { capacity: 3, perSecond: 2 };
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await takeTokens(a, key, limit));
+    expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    const refused = results[3]!;
+    expect(refused.retryAfterMs).toBeGreaterThan(400);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(500);
+    expect(refused.resetMs).toBeGreaterThan(1000);
+    expect(refused.limit).toBe(3);
+  });
+
+  it('refills from Redis time', async () => {
+    const key = `${prefix}:refill`;
+    const limit = { capacity: 1, perSecond: 20 };
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    expect((await takeTokens(a, key, limit)).allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 80));
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+  });
+
+  it('shares one budget between clients (processes) and never overspends under concurrency', async () => {
+    const key = `${prefix}:shared`;
+    const limit = { capacity: 10, perSecond: 0.001 };
+    const all = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => takeTokens(i % 2 ? a : b, key, limit)),
+    );
+    expect(all.filter((r) => r.allowed)).toHaveLength(10);
+  });
+
+  it('charges the cost and clamps a cost above capacity to the capacity', async () => {
+    const key = `${prefix}:cost`;
+    const limit = { capacity: 5, perSecond: 1 };
+    expect((await takeTokens(a, key, limit, 4)).remaining).toBe(1);
+    expect((await takeTokens(a, key, limit, 2)).allowed).toBe(false);
+    const big = await takeTokens(a, `${prefix}:big`, limit, 50);
+    expect(big).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('raises DependencyError when Redis is unreachable', async () => {
+    const dead = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    await expect(takeTokens(dead, `${prefix}:x`, { capacity: 1, perSecond: 1 })).rejects.toBeInstanceOf(
+      DependencyError,
+    );
+    dead.disconnect();
+  });
+});
