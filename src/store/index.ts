@@ -47,7 +47,8 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     autoIndex: false,
   });
   await conn.asPromise();
-  const models = defineModels(conn);
+  // Each feature's schemas live in its own file; add them to this spread.
+  const models = { ...defineModels(conn) };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
   let closed: Promise<void> | undefined;
   const admin = guarded({
