@@ -7,6 +7,7 @@ import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
+import { templateRoutes } from './routes/templates.js';
 import type { HeraldState } from './state.js';
 
 /** The HTTP API as a Koa app; `app.callback()` serves it (bin/web listens, tests drive it). */
@@ -16,6 +17,7 @@ export function createApp(deps: Deps): Koa<HeraldState> {
   healthRoutes(router, deps);
   intimacyRoutes(router, deps);
   adminBotRoutes(router, deps);
+  templateRoutes(router, deps);
 
   app.use(requestContext(deps.log));
   app.use(jsonBody(deps.config.bodyLimitBytes));

@@ -72,6 +72,25 @@ export const CATALOGUE = {
     '模板功能不可用（第 {line} 行第 {column} 列）：{feature}',
     'Template feature not available (line {line}, column {column}): {feature}',
   ),
+  // 40020-40029: template lifecycle (issue 4).
+  TEMPLATE_DELETED: def(
+    40020,
+    400,
+    '模板 {id} 已被删除，不能再用于发送消息',
+    'Template {id} has been deleted; messages that use it cannot be sent',
+  ),
+  TEMPLATE_BANNED: def(
+    40021,
+    400,
+    '模板 {id} 已被封禁，不能用于发送消息',
+    'Template {id} is banned and cannot be used to send messages',
+  ),
+  TEMPLATE_REVIEW_TRANSITION: def(
+    40022,
+    400,
+    '模板审核状态不能执行“{action}”（当前状态 {status}）',
+    'Template review: cannot {action} a template in status {status}',
+  ),
 
   // 401: no credentials, or credentials we do not know.
   UNAUTHENTICATED: def(40100, 401, '缺少身份凭证', 'Authentication required'),

@@ -3,6 +3,8 @@ import { createBotStore } from './bots.js';
 import { guarded } from './db-errors.js';
 import { createIntimacyStore } from './intimacy.js';
 import { defineModels } from './models.js';
+import { defineTemplateModels } from './template-model.js';
+import { createTemplateStore } from './templates.js';
 import { createUserStore } from './users.js';
 
 export { BOT_SORT_FIELDS, type BotChanges, type BotStore, type NewBot } from './bots.js';
@@ -11,6 +13,14 @@ export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
 export type { Page, PageRequest } from './paging.js';
 export type { BotRecord, ImageRef, IntimacyRecord, UserRecord } from './records.js';
 export type { UserStore } from './users.js';
+export {
+  type NewTemplate,
+  TEMPLATE_ID_LENGTH,
+  TEMPLATE_SORT_FIELDS,
+  type TemplateChanges,
+  type TemplateRecord,
+  type TemplateStore,
+} from './templates.js';
 
 // Filters built from request input can never carry query operators ({"$gt": ""}), and unknown
 // filter fields are dropped rather than matching everything.
@@ -28,6 +38,7 @@ export interface Store {
   readonly bots: ReturnType<typeof createBotStore>;
   readonly users: ReturnType<typeof createUserStore>;
   readonly intimacy: ReturnType<typeof createIntimacyStore>;
+  readonly templates: ReturnType<typeof createTemplateStore>;
   /** Resolves when the database answers a ping; throws DependencyError otherwise. */
   ping(): Promise<void>;
   /** Drops the whole database: for tests and the demo's reset only. */
@@ -48,7 +59,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
   });
   await conn.asPromise();
   // Each feature's schemas live in its own file; add them to this spread.
-  const models = { ...defineModels(conn) };
+  const models = { ...defineModels(conn), ...defineTemplateModels(conn) };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
   let closed: Promise<void> | undefined;
   const admin = guarded({
@@ -64,6 +75,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     bots: guarded(createBotStore(models)),
     users: guarded(createUserStore(models)),
     intimacy: guarded(createIntimacyStore(models)),
+    templates: guarded(createTemplateStore(models)),
     ping: admin.ping,
     dropDatabase: admin.dropDatabase,
     close() {
