@@ -1,0 +1,323 @@
+import type { Arg, Expr } from './ast.js';
+import { orderArgs } from './compile-args.js';
+import { CompileFault } from './compile-fault.js';
+import { FILTERS } from './filters/index.js';
+import type { Args } from './filters/types.js';
+import type { ExprFn, Frame } from './frame.js';
+import { FUNCTIONS, TESTS, UNAVAILABLE_FUNCTIONS, UNAVAILABLE_TESTS } from './functions.js';
+import { locate } from './locate.js';
+import { allNeeds, PLATFORM_GLOBALS, type PlatformNeeds, recordNeed } from './platform-needs.js';
+import { Arrow } from './runtime/arrow.js';
+import { type AttrType, getAttribute, hasAttribute } from './runtime/attribute.js';
+import { compare, looseEquals } from './runtime/compare.js';
+import { toBool, toStr } from './runtime/convert.js';
+import { fail } from './runtime/fault.js';
+import { toKey } from './runtime/keys.js';
+import * as ops from './runtime/ops.js';
+import { ArrayBuilder, PhpArray } from './runtime/php-array.js';
+import type { RenderState } from './runtime/state.js';
+import type { Value } from './runtime/value.js';
+import type { Source } from './source.js';
+
+/** A compiled macro: called with positional and named arguments, returns its output. */
+export type MacroFn = (
+  st: RenderState,
+  args: readonly Value[],
+  named: ReadonlyMap<string, Value> | undefined,
+) => string;
+
+/** Name `_self` answers with; PHP Twig prints the template's name. */
+export const TEMPLATE_NAME = 'template';
+
+type Binary = (st: RenderState, a: Value, b: Value) => Value;
+
+const BINARY: Readonly<Record<string, Binary>> = {
+  '+': (_st, a, b) => ops.add(a, b),
+  '-': (_st, a, b) => ops.sub(a, b),
+  '*': (_st, a, b) => ops.mul(a, b),
+  '/': (_st, a, b) => ops.div(a, b),
+  '//': (_st, a, b) => ops.floorDiv(a, b),
+  '%': (_st, a, b) => ops.mod(a, b),
+  '**': (_st, a, b) => ops.pow(a, b),
+  '~': (st, a, b) => ops.concat(st, a, b),
+  '==': (_st, a, b) => looseEquals(a, b),
+  '!=': (_st, a, b) => !looseEquals(a, b),
+  '<': (_st, a, b) => compare(a, b) < 0,
+  '>': (_st, a, b) => compare(a, b) > 0,
+  '<=': (_st, a, b) => compare(a, b) <= 0,
+  '>=': (_st, a, b) => compare(a, b) >= 0,
+  '<=>': (_st, a, b) => compare(a, b),
+  in: (_st, a, b) => ops.contains(a, b),
+  'not in': (_st, a, b) => !ops.contains(a, b),
+  matches: (_st, a, b) => ops.matches(a, b),
+  'starts with': (_st, a, b) => ops.startsWith(a, b),
+  'ends with': (_st, a, b) => ops.endsWith(a, b),
+  '..': (st, a, b) => ops.range(st, a, b),
+  'b-and': (_st, a, b) => ops.bitAnd(a, b),
+  'b-or': (_st, a, b) => ops.bitOr(a, b),
+  'b-xor': (_st, a, b) => ops.bitXor(a, b),
+};
+
+const NO_ARGS: readonly Value[] = [];
+
+function evalArgs(f: Frame, fns: readonly (ExprFn | undefined)[]): Args {
+  const out = new Array<Value | undefined>(fns.length);
+  for (let i = 0; i < fns.length; i++) {
+    const fn = fns[i];
+    out[i] = fn === undefined ? undefined : fn(f);
+  }
+  return out;
+}
+
+/** Compiles expressions to closures. Holds what the whole template shares (source, macros, needs). */
+export class ExprCompiler {
+  constructor(
+    readonly source: Source,
+    readonly macros: Map<string, MacroFn>,
+    readonly needs: PlatformNeeds,
+  ) {}
+
+  compile(e: Expr): ExprFn {
+    switch (e.k) {
+      case 'const': {
+        const v = e.value;
+        return () => v;
+      }
+      case 'name':
+        return this.name(e.name);
+      case 'parens':
+        return this.compile(e.e);
+      case 'concat': {
+        const parts = e.parts.map((p) => this.compile(p));
+        return (f) => {
+          let s = '';
+          for (const p of parts) s += toStr(p(f));
+          if (s.length > 4096) f.st.checkString(s.length);
+          return s;
+        };
+      }
+      case 'array':
+        return this.array(e);
+      case 'getattr':
+        return this.getattr(e);
+      case 'unary':
+        return this.unary(e.op, this.compile(e.e), e.pos);
+      case 'binary':
+        return this.binary(e);
+      case 'cond': {
+        const c = this.compile(e.c);
+        const fl = this.compile(e.f);
+        if (!e.t) {
+          return (f) => {
+            const v = c(f);
+            return toBool(v) ? v : fl(f);
+          };
+        }
+        const t = this.compile(e.t);
+        return (f) => (toBool(c(f)) ? t(f) : fl(f));
+      }
+      case 'filter':
+        return this.filter(e.name, this.compile(e.e), e.args, e.pos);
+      case 'func':
+        return this.func(e.name, e.args, e.pos);
+      case 'test':
+        return this.test(e);
+      case 'arrow': {
+        const body = this.compile(e.body);
+        const params = e.params;
+        return (f) =>
+          new Arrow((st, args) => {
+            const vars = new Map(f.vars);
+            for (let i = 0; i < params.length; i++) vars.set(params[i]!, args[i] ?? null);
+            return body({ vars, st });
+          });
+      }
+      case 'macrocall':
+        return this.macroCall(e.macro, e.args, e.pos);
+    }
+  }
+
+  private guard(fn: ExprFn, pos: number): ExprFn {
+    const source = this.source;
+    return (f) => {
+      try {
+        return fn(f);
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
+  }
+
+  private name(name: string): ExprFn {
+    if (name === '_self') return () => TEMPLATE_NAME;
+    if (name === '_charset') return () => 'UTF-8';
+    if (name === '_context') {
+      allNeeds(this.needs);
+      return (f) => PhpArray.fromMap(new Map(f.vars));
+    }
+    if (PLATFORM_GLOBALS.has(name)) allNeeds(this.needs);
+    return (f) => f.vars.get(name) ?? null;
+  }
+
+  private array(e: Extract<Expr, { k: 'array' }>): ExprFn {
+    const items = e.items.map((i) => ({
+      key: i.key ? this.compile(i.key) : undefined,
+      value: this.compile(i.value),
+    }));
+    if (items.every((i) => i.key === undefined)) {
+      const values = items.map((i) => i.value);
+      return (f) => PhpArray.list(values.map((v) => v(f)));
+    }
+    return this.guard((f) => {
+      const b = new ArrayBuilder();
+      for (const i of items) {
+        if (i.key) b.set(toKey(i.key(f)), i.value(f));
+        else b.push(i.value(f));
+      }
+      return b.build();
+    }, e.pos);
+  }
+
+  private getattr(e: Extract<Expr, { k: 'getattr' }>): ExprFn {
+    const argCount = e.args?.length ?? 0;
+    let obj: ExprFn;
+    if (e.obj.k === 'name' && PLATFORM_GLOBALS.has(e.obj.name) && e.attr.k === 'const') {
+      recordNeed(this.needs, String(e.attr.value), argCount);
+      const n = e.obj.name;
+      obj = (f) => f.vars.get(n) ?? null;
+    } else {
+      obj = this.compile(e.obj);
+    }
+    const type: AttrType = e.type;
+    const args = e.args ? this.positional(e.args) : undefined;
+    if (e.attr.k === 'const' && !args && type !== 'method') {
+      const attr = e.attr.value;
+      const key = typeof attr === 'string' || typeof attr === 'number' ? toKey(attr) : undefined;
+      const slow = this.guard((f) => getAttribute(f.st, obj(f), attr, type, NO_ARGS), e.pos);
+      if (key === undefined) return slow;
+      return (f) => {
+        const o = obj(f);
+        if (o instanceof PhpArray) return o.get(key) ?? null;
+        if (typeof o !== 'object' || o === null) return null;
+        return slow(f);
+      };
+    }
+    const attr = this.compile(e.attr);
+    return this.guard((f) => {
+      const o = obj(f);
+      const a = attr(f);
+      return getAttribute(f.st, o, a, type, args ? args.map((x) => x(f)) : NO_ARGS);
+    }, e.pos);
+  }
+
+  private positional(args: readonly Arg[]): ExprFn[] {
+    return args.map((a) => this.compile(a.value));
+  }
+
+  unary(op: string, e: ExprFn, pos: number): ExprFn {
+    if (op === 'not') return (f) => !toBool(e(f));
+    if (op === '-') return this.guard((f) => ops.neg(e(f)), pos);
+    return this.guard((f) => ops.pos(e(f)), pos);
+  }
+
+  private binary(e: Extract<Expr, { k: 'binary' }>): ExprFn {
+    const op = e.op;
+    if (op === '**' && e.l.k === 'unary' && (e.l.op === '-' || e.l.op === '+')) {
+      // Twig compiles `-2 ** 2` to PHP `-2 ** 2`, where ** binds tighter than the sign: -(2 ** 2)
+      const inner = this.binary({ ...e, l: e.l.e });
+      return this.unary(e.l.op, inner, e.pos);
+    }
+    const l = this.compile(e.l);
+    const r = this.compile(e.r);
+    if (op === 'and') return (f) => toBool(l(f)) && toBool(r(f));
+    if (op === 'or') return (f) => toBool(l(f)) || toBool(r(f));
+    if (op === '??') {
+      return (f) => {
+        const v = l(f);
+        return v === null ? r(f) : v;
+      };
+    }
+    const fn = BINARY[op];
+    if (!fn) throw new CompileFault(`Unknown operator "${op}".`, e.pos);
+    if (op === '==' || op === '!=') return (f) => fn(f.st, l(f), r(f));
+    return this.guard((f) => fn(f.st, l(f), r(f)), e.pos);
+  }
+
+  filter(name: string, input: ExprFn, args: readonly Arg[], pos: number): ExprFn {
+    const def = FILTERS.get(name);
+    if (!def) throw new CompileFault(`Unknown "${name}" filter.`, pos);
+    const fns = orderArgs(args, def.params, false, `filter "${name}"`, pos, (a) => this.compile(a.value));
+    const fn = def.fn;
+    if (fns.length === 0) return this.guard((f) => fn(f.st, input(f), NO_ARGS), pos);
+    return this.guard((f) => {
+      const v = input(f);
+      return fn(f.st, v, evalArgs(f, fns));
+    }, pos);
+  }
+
+  private func(name: string, args: readonly Arg[], pos: number): ExprFn {
+    const unavailable = UNAVAILABLE_FUNCTIONS.get(name);
+    if (unavailable) throw new CompileFault(unavailable, pos, { unavailable: true });
+    const def = FUNCTIONS.get(name);
+    if (!def) throw new CompileFault(`Unknown "${name}" function.`, pos);
+    const fns = orderArgs(args, def.params, def.variadic ?? false, `function "${name}"`, pos, (a) =>
+      this.compile(a.value),
+    );
+    const fn = def.fn;
+    return this.guard((f) => {
+      f.st.step();
+      return fn(f.st, evalArgs(f, fns));
+    }, pos);
+  }
+
+  private test(e: Extract<Expr, { k: 'test' }>): ExprFn {
+    const not = e.not;
+    if (e.name === 'defined') {
+      const d = this.defined(e.e);
+      return not ? (f) => !d(f) : d;
+    }
+    const unavailable = UNAVAILABLE_TESTS.get(e.name);
+    if (unavailable) throw new CompileFault(unavailable, e.pos, { unavailable: true });
+    const def = TESTS.get(e.name);
+    if (!def) throw new CompileFault(`Unknown "${e.name}" test.`, e.pos);
+    const input = this.compile(e.e);
+    const fns = orderArgs(e.args, def.params, false, `test "${e.name}"`, e.pos, (a) => this.compile(a.value));
+    const fn = def.fn;
+    return this.guard((f) => {
+      const r = fn(f.st, input(f), evalArgs(f, fns));
+      return not ? !r : r;
+    }, e.pos);
+  }
+
+  /** `x is defined`: variables and attributes exist (even when null); other expressions are defined. */
+  private defined(e: Expr): (f: Frame) => boolean {
+    if (e.k === 'name') {
+      const n = e.name;
+      if (n === '_self' || n === '_context' || n === '_charset') return () => true;
+      return (f) => f.vars.has(n);
+    }
+    if (e.k === 'getattr') {
+      const obj = this.compile(e.obj);
+      const attr = this.compile(e.attr);
+      const type = e.type;
+      return (f) => hasAttribute(obj(f), attr(f), type);
+    }
+    if (e.k === 'const' || e.k === 'array' || e.k === 'concat') return () => true;
+    throw new CompileFault('The "defined" test only works with simple variables.', e.pos);
+  }
+
+  private macroCall(name: string, args: readonly Arg[], pos: number): ExprFn {
+    const positional = args.filter((a) => a.name === undefined).map((a) => this.compile(a.value));
+    const named = args
+      .filter((a) => a.name !== undefined)
+      .map((a) => [a.name!, this.compile(a.value)] as const);
+    const macros = this.macros;
+    return this.guard((f) => {
+      const m = macros.get(name);
+      if (!m) return fail(`Macro "${name}" is not defined in template "${TEMPLATE_NAME}".`);
+      const values = positional.map((p) => p(f));
+      const namedValues = named.length > 0 ? new Map(named.map(([k, v]) => [k, v(f)])) : undefined;
+      return m(f.st, values, namedValues);
+    }, pos);
+  }
+}

@@ -1,0 +1,258 @@
+import type { Expr, MacroDef, Stmt } from './ast.js';
+import type { MacroFn } from './compile-expr.js';
+import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
+import { escapeValue } from './filters/escape-filters.js';
+import type { ExprFn, Frame, StmtFn } from './frame.js';
+import { locate } from './locate.js';
+import { toBool, toStr } from './runtime/convert.js';
+import { fail } from './runtime/fault.js';
+import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
+import { LimitFault, type RenderState } from './runtime/state.js';
+import type { Value } from './runtime/value.js';
+
+/** Expressions whose output autoescaping leaves alone (Twig's "safe" analysis, simplified). */
+function isSafe(e: Expr): boolean {
+  if (e.k === 'const') return true;
+  if (e.k === 'macrocall') return true;
+  if (e.k === 'filter') return ['raw', 'escape', 'e'].includes(e.name);
+  return false;
+}
+
+function seq(fns: StmtFn[]): StmtFn {
+  if (fns.length === 0) return () => {};
+  if (fns.length === 1) return fns[0]!;
+  if (fns.length === 2) {
+    const [a, b] = fns as [StmtFn, StmtFn];
+    return (f) => {
+      a(f);
+      b(f);
+    };
+  }
+  return (f) => {
+    for (let i = 0; i < fns.length; i++) fns[i]!(f);
+  };
+}
+
+/** Captures what `body` writes (set blocks, apply, macros). */
+export function capture(f: Frame, body: StmtFn): string {
+  const st = f.st;
+  const saved = st.out;
+  st.out = '';
+  try {
+    body(f);
+    return st.out;
+  } finally {
+    st.out = saved;
+  }
+}
+
+export class StmtCompiler {
+  constructor(private readonly x: ExprCompiler) {}
+
+  private guard(fn: StmtFn, pos: number): StmtFn {
+    const source = this.x.source;
+    return (f) => {
+      try {
+        fn(f);
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
+  }
+
+  private guardExpr(fn: ExprFn, pos: number): ExprFn {
+    const source = this.x.source;
+    return (f) => {
+      try {
+        return fn(f);
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
+  }
+
+  compileList(stmts: readonly Stmt[], esc: string | false): StmtFn {
+    return seq(stmts.map((s) => this.compile(s, esc)));
+  }
+
+  private compile(s: Stmt, esc: string | false): StmtFn {
+    switch (s.k) {
+      case 'text': {
+        const text = s.text;
+        return (f) => f.st.write(text);
+      }
+      case 'print': {
+        let e = this.x.compile(s.e);
+        if (esc !== false && !isSafe(s.e)) {
+          const inner = e;
+          const strategy = esc;
+          e = (f) => escapeValue(inner(f), strategy);
+        }
+        const fn = e;
+        return this.guard((f) => f.st.write(toStr(fn(f))), s.pos);
+      }
+      case 'if': {
+        const branches = s.branches.map((b) => ({
+          cond: this.guardExpr(this.x.compile(b.cond), b.cond.pos),
+          body: this.compileList(b.body, esc),
+        }));
+        const otherwise = s.otherwise ? this.compileList(s.otherwise, esc) : undefined;
+        if (branches.length === 1) {
+          const { cond, body } = branches[0]!;
+          if (!otherwise) return (f) => (toBool(cond(f)) ? body(f) : undefined);
+          return (f) => (toBool(cond(f)) ? body(f) : otherwise(f));
+        }
+        return (f) => {
+          for (const b of branches) {
+            if (toBool(b.cond(f))) return b.body(f);
+          }
+          otherwise?.(f);
+        };
+      }
+      case 'for':
+        return this.forLoop(s, esc);
+      case 'set': {
+        const values = s.values.map((v) => this.x.compile(v));
+        const names = s.names;
+        if (names.length === 1) {
+          const name = names[0]!;
+          const v = values[0]!;
+          return this.guard((f) => {
+            f.vars.set(name, v(f));
+          }, s.pos);
+        }
+        return this.guard((f) => {
+          const vals = values.map((v) => v(f));
+          for (let i = 0; i < names.length; i++) f.vars.set(names[i]!, vals[i]!);
+        }, s.pos);
+      }
+      case 'capture': {
+        const body = this.compileList(s.body, esc);
+        const name = s.name;
+        return (f) => {
+          f.vars.set(name, capture(f, body));
+        };
+      }
+      case 'with': {
+        const vars = s.vars ? this.x.compile(s.vars) : undefined;
+        const only = s.only;
+        const body = this.compileList(s.body, esc);
+        return this.guard((f) => {
+          const scope = new Map(only ? f.st.globals : f.vars);
+          if (vars) {
+            const v = vars(f);
+            if (!(v instanceof PhpArray)) fail('Variables passed to a "with" tag must be a hash.');
+            v.forEach((val, k) => {
+              scope.set(String(k), val);
+            });
+          }
+          body({ vars: scope, st: f.st });
+        }, s.pos);
+      }
+      case 'apply': {
+        const body = this.compileList(s.body, esc);
+        let fn: ExprFn = (f) => capture(f, body);
+        for (const flt of s.filters) fn = this.x.filter(flt.name, fn, flt.args, flt.pos);
+        const out = fn;
+        return this.guard((f) => f.st.write(toStr(out(f))), s.pos);
+      }
+      case 'do': {
+        const e = this.x.compile(s.e);
+        return this.guard((f) => {
+          e(f);
+        }, s.pos);
+      }
+      case 'escape':
+        return this.compileList(s.body, s.strategy);
+      case 'import':
+      case 'from':
+        return () => {};
+    }
+  }
+
+  private forLoop(s: Extract<Stmt, { k: 'for' }>, esc: string | false): StmtFn {
+    const seqFn = this.guardExpr(this.x.compile(s.seq), s.seq.pos);
+    const body = this.compileList(s.body, esc);
+    const otherwise = s.otherwise ? this.compileList(s.otherwise, esc) : undefined;
+    const { keyVar, valueVar, usesLoop } = s;
+    return (f) => {
+      const seqV = seqFn(f);
+      const vars = f.vars;
+      const snapshot = new Map(vars);
+      let keys: Key[] = [];
+      let values: Value[] = [];
+      if (seqV instanceof PhpArray) {
+        keys = seqV.keys();
+        values = seqV.values();
+      }
+      const n = values.length;
+      const st = f.st;
+      const parent = usesLoop ? PhpArray.fromMap(snapshot) : null;
+      for (let i = 0; i < n; i++) {
+        st.step();
+        if (keyVar !== undefined) vars.set(keyVar, keys[i]!);
+        vars.set(valueVar, values[i]!);
+        if (parent) {
+          vars.set(
+            'loop',
+            PhpArray.fromMap(
+              new Map<Key, Value>([
+                ['parent', parent],
+                ['index0', i],
+                ['index', i + 1],
+                ['first', i === 0],
+                ['revindex0', n - i - 1],
+                ['revindex', n - i],
+                ['length', n],
+                ['last', i === n - 1],
+              ]),
+            ),
+          );
+        }
+        body(f);
+      }
+      if (n === 0 && otherwise) otherwise(f);
+      // Twig: variables created in the loop vanish; outer ones keep changes; loop targets revert
+      for (const k of [...vars.keys()]) if (!snapshot.has(k)) vars.delete(k);
+      if (keyVar !== undefined) vars.delete(keyVar);
+      vars.delete(valueVar);
+      vars.delete('loop');
+      for (const [k, v] of snapshot) if (!vars.has(k)) vars.set(k, v);
+    };
+  }
+
+  compileMacro(def: MacroDef): MacroFn {
+    const body = this.compileList(def.body, false);
+    const params = def.params.map((p) => ({ name: p.name, def: p.def ? this.x.compile(p.def) : undefined }));
+    const source = this.x.source;
+    return (st: RenderState, args, named) => {
+      if (st.macroDepth >= st.limits.maxMacroDepth) {
+        throw locate(
+          new LimitFault('maxMacroDepth', `macro calls nest deeper than ${st.limits.maxMacroDepth}`),
+          source,
+          def.pos,
+        );
+      }
+      st.step();
+      const vars = new Map(st.globals);
+      const f: Frame = { vars, st };
+      for (let i = 0; i < params.length; i++) {
+        const p = params[i]!;
+        let v: Value | undefined = i < args.length ? args[i] : named?.get(p.name);
+        if (v === undefined) v = p.def ? p.def(f) : null;
+        vars.set(p.name, v);
+      }
+      const extra = new ArrayBuilder();
+      for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
+      vars.set('varargs', extra.build());
+      st.macroDepth++;
+      try {
+        return capture(f, body);
+      } finally {
+        st.macroDepth--;
+      }
+    };
+  }
+}
+
+export { TEMPLATE_NAME };

@@ -1,0 +1,73 @@
+import { isNumericString, parseNumeric, toArith, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { fail } from '../runtime/fault.js';
+import { PhpArray } from '../runtime/php-array.js';
+import { phpRound } from '../runtime/php-round.js';
+import { sprintf } from '../runtime/sprintf.js';
+import type { RenderState } from '../runtime/state.js';
+import type { Value } from '../runtime/value.js';
+import { type FilterDef, filter } from './types.js';
+
+/** PHP's number_format. */
+export function numberFormat(
+  st: RenderState,
+  n: number,
+  decimals: number,
+  point: string,
+  sep: string,
+): string {
+  const dec = Math.max(0, decimals);
+  if (dec > 1000) st.checkString(st.limits.maxStringLength + 1);
+  const r = phpRound(n, dec);
+  let s =
+    Math.abs(r) < 1e21
+      ? Math.abs(r).toFixed(Math.min(dec, 100))
+      : Math.abs(r).toLocaleString('en-US', { useGrouping: false });
+  if (dec > 100) s += '0'.repeat(dec - 100);
+  const [int, frac] = s.split('.') as [string, string | undefined];
+  let grouped = '';
+  for (let i = 0; i < int.length; i++) {
+    if (i > 0 && (int.length - i) % 3 === 0) grouped += sep;
+    grouped += int[i];
+  }
+  const neg = r < 0 && /[1-9]/.test(s);
+  const out = (neg ? '-' : '') + grouped + (dec > 0 ? point + (frac ?? '') : '');
+  st.checkString(out.length);
+  return out;
+}
+
+function abs(v: Value): Value {
+  if (typeof v === 'number') return Math.abs(v);
+  if (typeof v === 'string' && isNumericString(v)) return Math.abs(parseNumeric(v));
+  if (v === null || typeof v === 'boolean') return Math.abs(toInt(v));
+  return fail(
+    `abs(): Argument #1 ($num) must be of type int|float, ${v instanceof PhpArray ? 'array' : 'string'} given`,
+  );
+}
+
+export const NUMBER_FILTERS: Readonly<Record<string, FilterDef>> = {
+  abs: filter([], (_st, v) => abs(v)),
+  round: filter(['precision', 'method'], (_st, v, a) => {
+    const precision = toInt(a[0] ?? 0);
+    const method = a[1] === undefined ? 'common' : toStr(a[1]);
+    const n = toArith(v, 0, 'round', true);
+    if (method === 'common') return phpRound(n, precision);
+    if (method !== 'ceil' && method !== 'floor') {
+      return fail('The round filter only supports the "common", "ceil", and "floor" methods.');
+    }
+    const f = 10 ** precision;
+    return (method === 'ceil' ? Math.ceil(n * f) : Math.floor(n * f)) / f;
+  }),
+  number_format: filter(['decimal', 'decimal_point', 'thousand_sep'], (st, v, a) => {
+    const decimals = a[0] === undefined || a[0] === null ? 0 : toInt(a[0]);
+    const point = a[1] === undefined || a[1] === null ? '.' : toStr(a[1]);
+    const sep = a[2] === undefined || a[2] === null ? ',' : toStr(a[2]);
+    return numberFormat(st, toFloat(v), decimals, point, sep);
+  }),
+  format: filter([], (st, v, a) =>
+    sprintf(
+      st,
+      toStr(v),
+      a.map((x) => x ?? null),
+    ),
+  ),
+};

@@ -1,0 +1,230 @@
+import { toInt, toStr } from '../runtime/convert.js';
+import { fail } from '../runtime/fault.js';
+import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
+import { PhpArray } from '../runtime/php-array.js';
+import type { RenderState } from '../runtime/state.js';
+import type { Value } from '../runtime/value.js';
+import { type Args, type FilterDef, filter } from './types.js';
+
+/** Twig's string filters take `?string`-like input: null reads as "", arrays are type errors. */
+export function stringArg(v: Value | undefined, filterName: string): string {
+  if (v === undefined || v === null) return '';
+  if (v instanceof PhpArray) return fail(`${filterName}(): Argument #1 must be of type string, array given`);
+  return toStr(v);
+}
+
+const PHP_TRIM = ' \t\n\r\0\v';
+
+/** Expands a PHP character mask ("a..z" ranges included). */
+function maskSet(mask: string): Set<string> {
+  const set = new Set<string>();
+  const chars = codePoints(mask);
+  for (let i = 0; i < chars.length; i++) {
+    if (chars[i + 1] === '.' && chars[i + 2] === '.' && chars[i + 3] !== undefined) {
+      const a = chars[i]!.codePointAt(0)!;
+      const b = chars[i + 3]!.codePointAt(0)!;
+      for (let c = a; c <= b; c++) set.add(String.fromCodePoint(c));
+      i += 3;
+    } else set.add(chars[i]!);
+  }
+  return set;
+}
+
+export function phpTrim(
+  s: string,
+  mask: string = PHP_TRIM,
+  side: 'both' | 'left' | 'right' = 'both',
+): string {
+  const set = maskSet(mask);
+  const chars = codePoints(s);
+  let a = 0;
+  let b = chars.length;
+  if (side !== 'right') while (a < b && set.has(chars[a]!)) a++;
+  if (side !== 'left') while (b > a && set.has(chars[b - 1]!)) b--;
+  return a === 0 && b === chars.length ? s : chars.slice(a, b).join('');
+}
+
+function titleCase(s: string): string {
+  let out = '';
+  let inWord = false;
+  for (const ch of s) {
+    const isWordChar: boolean = /[\p{L}\p{M}'\u2019]/u.test(ch) && !(ch === "'" && !inWord);
+    out += inWord ? ch.toLowerCase() : ch.toUpperCase();
+    inWord = isWordChar;
+  }
+  return out;
+}
+
+function nl2br(s: string): string {
+  return s.replace(/\r\n|\n\r|\n|\r/g, (m) => `<br />${m}`);
+}
+
+/** PHP's strip_tags (without allowed tags, or keeping the named ones). */
+export function stripTags(s: string, allowed: string): string {
+  const allow = new Set((allowed.toLowerCase().match(/<([a-z0-9]+)>/g) ?? []).map((t) => t.slice(1, -1)));
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const c = s[i]!;
+    if (c !== '<') {
+      out += c;
+      i++;
+      continue;
+    }
+    // a '<' followed by whitespace is kept as text
+    const next = s[i + 1];
+    if (next === undefined || /[ \t\n\r\v\f]/.test(next)) {
+      out += c;
+      i++;
+      continue;
+    }
+    if (s.startsWith('<!--', i)) {
+      const end = s.indexOf('-->', i + 4);
+      i = end < 0 ? s.length : end + 3;
+      continue;
+    }
+    // scan to the matching '>' honouring quotes
+    let j = i + 1;
+    let quote = '';
+    let depth = 1;
+    while (j < s.length) {
+      const d = s[j]!;
+      if (quote) {
+        if (d === quote) quote = '';
+      } else if (d === '"' || d === "'") quote = d;
+      else if (d === '<') depth++;
+      else if (d === '>') {
+        depth--;
+        if (depth === 0) break;
+      }
+      j++;
+    }
+    const tag = s.slice(i, j + 1);
+    const name = /^<\/?([a-zA-Z0-9]+)/.exec(tag)?.[1]?.toLowerCase();
+    if (name && allow.has(name)) out += tag;
+    i = j + 1;
+  }
+  return out;
+}
+
+/** PHP's strtr with an array: longest keys first, each position replaced at most once. */
+export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
+  const map = new Map<string, string>();
+  pairs.forEach((v, k) => {
+    const key = String(k);
+    if (key !== '') map.set(key, toStr(v));
+  });
+  if (map.size === 0) return s;
+  const keys = [...map.keys()].sort((a, b) => b.length - a.length);
+  const lengths = [...new Set(keys.map((k) => k.length))];
+  let out = '';
+  let i = 0;
+  outer: while (i < s.length) {
+    for (const len of lengths) {
+      const piece = s.substr(i, len);
+      const rep = map.get(piece);
+      if (rep !== undefined && piece.length === len) {
+        out += rep;
+        if (out.length > 65536) st.checkString(out.length);
+        i += len;
+        continue outer;
+      }
+    }
+    out += s[i];
+    i++;
+  }
+  st.checkString(out.length);
+  return out;
+}
+
+function explode(st: RenderState, delim: string, s: string, limit: number | null): Value[] {
+  const parts = s.split(delim);
+  st.checkArray(parts.length);
+  if (limit === null) return parts;
+  if (limit > 0) {
+    if (parts.length <= limit) return parts;
+    return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join(delim)];
+  }
+  if (limit < 0) return parts.slice(0, limit);
+  return [parts.join(delim)];
+}
+
+function split(st: RenderState, v: Value, a: Args): Value {
+  const s = stringArg(v, 'split');
+  const delim = stringArg(a[0], 'split');
+  const limit = a[1] === undefined || a[1] === null ? null : toInt(a[1]);
+  if (delim.length > 0) return PhpArray.list(explode(st, delim, s, limit));
+  const chars = codePoints(s);
+  st.checkArray(chars.length);
+  if (limit === null || limit <= 1) return PhpArray.list(s === '' ? [''] : chars);
+  if (chars.length < limit) return PhpArray.list([s]);
+  const out: Value[] = [];
+  for (let i = 0; i < chars.length; i += limit) out.push(chars.slice(i, i + limit).join(''));
+  return PhpArray.list(out);
+}
+
+export const STRING_FILTERS: Readonly<Record<string, FilterDef>> = {
+  upper: filter([], (_st, v) => stringArg(v, 'upper').toUpperCase()),
+  lower: filter([], (_st, v) => stringArg(v, 'lower').toLowerCase()),
+  capitalize: filter([], (_st, v) => {
+    const s = stringArg(v, 'capitalize');
+    return mbSubstr(s, 0, 1).toUpperCase() + mbSubstr(s, 1, null).toLowerCase();
+  }),
+  title: filter([], (_st, v) => titleCase(stringArg(v, 'title'))),
+  trim: filter(['character_mask', 'side'], (_st, v, a) => {
+    const s = stringArg(v, 'trim');
+    const mask = a[0] === undefined || a[0] === null ? PHP_TRIM : toStr(a[0]);
+    const side = a[1] === undefined ? 'both' : toStr(a[1]);
+    if (side !== 'both' && side !== 'left' && side !== 'right') {
+      return fail('Trimming side must be "left", "right" or "both".');
+    }
+    return phpTrim(s, mask, side);
+  }),
+  nl2br: filter([], (_st, v) => nl2br(stringArg(v, 'nl2br'))),
+  striptags: filter(['allowable_tags'], (_st, v, a) =>
+    stripTags(stringArg(v, 'striptags'), a[0] === undefined || a[0] === null ? '' : toStr(a[0])),
+  ),
+  spaceless: filter([], (_st, v) => phpTrim(stringArg(v, 'spaceless').replace(/>[ \t\n\r\v\f]+</g, '><'))),
+  replace: filter(['from'], (st, v, a) => {
+    const from = a[0];
+    if (!(from instanceof PhpArray)) {
+      return fail(
+        `The "replace" filter expects an array or "Traversable" as replace values, got "${from === null || from === undefined ? 'null' : typeof from}".`,
+      );
+    }
+    return strtrArray(st, stringArg(v, 'replace'), from);
+  }),
+  split: filter(['delimiter', 'limit'], split),
+  url_encode: filter([], (_st, v) => {
+    if (v instanceof PhpArray) return httpBuildQuery(v, '');
+    return rawUrlEncode(stringArg(v, 'url_encode'));
+  }),
+  convert_encoding: filter(['to', 'from'], (_st, v, a) => {
+    const utf8 = (x: Value | undefined): boolean => /^utf-?8$/i.test(toStr(x ?? ''));
+    if (utf8(a[0]) && utf8(a[1])) return stringArg(v, 'convert_encoding');
+    return fail('convert_encoding only supports UTF-8 to UTF-8');
+  }),
+};
+
+/** PHP's rawurlencode over UTF-8 bytes. */
+export function rawUrlEncode(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function httpBuildQuery(arr: PhpArray, prefix: string): string {
+  const parts: string[] = [];
+  arr.forEach((v, k) => {
+    const key = prefix ? `${prefix}[${k}]` : String(k);
+    if (v === null) return;
+    if (v instanceof PhpArray) {
+      const inner = httpBuildQuery(v, key);
+      if (inner) parts.push(inner);
+      return;
+    }
+    const val = v === true ? '1' : v === false ? '0' : toStr(v);
+    parts.push(`${rawUrlEncode(key)}=${rawUrlEncode(val)}`);
+  });
+  return parts.join('&');
+}
+
+export { mbLength };

@@ -1,0 +1,130 @@
+import { isEmpty } from './filters/index.js';
+import type { FunctionDef, TestDef } from './filters/types.js';
+import { getAttribute } from './runtime/attribute.js';
+import { compare, identical } from './runtime/compare.js';
+import { toFloat, toInt, toStr } from './runtime/convert.js';
+import { toDate } from './runtime/date.js';
+import { fail } from './runtime/fault.js';
+import { mbLength, mbSubstr } from './runtime/mb.js';
+import { range } from './runtime/ops.js';
+import { PhpArray } from './runtime/php-array.js';
+import type { RenderState } from './runtime/state.js';
+import type { Value } from './runtime/value.js';
+
+function extreme(args: readonly (Value | undefined)[], sign: 1 | -1, name: string): Value {
+  let items: Value[] = args.map((a) => a ?? null);
+  if (items.length === 1) {
+    const only = items[0];
+    if (!(only instanceof PhpArray))
+      return fail(`${name}(): Argument #1 ($value) must be of type array, ${typeof only} given`);
+    items = only.values();
+    if (items.length === 0) return fail(`${name}(): Argument #1 ($value) must contain at least one element`);
+  }
+  let best = items[0]!;
+  for (let i = 1; i < items.length; i++) {
+    const c = compare(items[i]!, best);
+    if (sign > 0 ? c > 0 : c < 0) best = items[i]!;
+  }
+  return best;
+}
+
+function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
+  const [values, maxArg] = args;
+  const randInt = (min: number, max: number): number => {
+    if (max < min)
+      return fail('random(): Argument #2 ($max) must be greater than or equal to argument #1 ($min)');
+    return min + Math.floor(st.random() * (max - min + 1));
+  };
+  if (values === undefined || values === null) {
+    return maxArg === undefined || maxArg === null ? randInt(0, 2147483647) : randInt(0, toInt(maxArg));
+  }
+  if (typeof values === 'number' || typeof values === 'boolean') {
+    const n = toInt(values);
+    if (maxArg === undefined || maxArg === null) return n < 0 ? randInt(n, 0) : randInt(0, n);
+    return randInt(n, toInt(maxArg));
+  }
+  if (typeof values === 'string') {
+    if (values === '') return '';
+    return mbSubstr(values, randInt(0, mbLength(values) - 1), 1);
+  }
+  if (values instanceof PhpArray) {
+    const vals = values.values();
+    if (vals.length === 0) return fail('The random function cannot pick from an empty array.');
+    return vals[randInt(0, vals.length - 1)]!;
+  }
+  return values;
+}
+
+/** Every function a template may call (files, constants and the host are out of reach by design). */
+export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>([
+  [
+    'range',
+    { params: ['low', 'high', 'step'], fn: (st, a) => range(st, a[0] ?? null, a[1] ?? null, a[2] ?? 1) },
+  ],
+  ['max', { params: [], variadic: true, fn: (_st, a) => extreme(a, 1, 'max') }],
+  ['min', { params: [], variadic: true, fn: (_st, a) => extreme(a, -1, 'min') }],
+  [
+    'cycle',
+    {
+      params: ['values', 'position'],
+      fn: (_st, a) => {
+        const values = a[0];
+        if (!(values instanceof PhpArray)) return values ?? null;
+        const vals = values.values();
+        if (vals.length === 0) return fail('The "cycle" function does not work on empty arrays');
+        const i = toInt(a[1] ?? 0) % vals.length;
+        return vals[i < 0 ? i + vals.length : i]!;
+      },
+    },
+  ],
+  [
+    'attribute',
+    {
+      params: ['object', 'attribute', 'arguments'],
+      fn: (st, a) => {
+        const args = a[2] instanceof PhpArray ? a[2].values() : [];
+        return getAttribute(st, a[0] ?? null, a[1] ?? null, 'any', args);
+      },
+    },
+  ],
+  ['random', { params: ['values', 'max'], fn: random }],
+  ['date', { params: ['date', 'timezone'], fn: (st, a) => toDate(st, a[0] ?? null, a[1]) }],
+]);
+
+/** Functions that exist in PHP Twig but would reach files or the host. */
+export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
+  ['include', 'the "include" function (no template files)'],
+  ['source', 'the "source" function (no template files)'],
+  ['template_from_string', 'the "template_from_string" function'],
+  ['constant', 'the "constant" function (no access to PHP constants)'],
+  ['dump', 'the "dump" function'],
+  ['block', 'the "block" function'],
+  ['parent', 'the "parent" function (no template inheritance)'],
+]);
+
+export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
+  ['empty', { params: [], fn: (_st, v) => isEmpty(v) }],
+  ['null', { params: [], fn: (_st, v) => v === null }],
+  ['none', { params: [], fn: (_st, v) => v === null }],
+  ['even', { params: [], fn: (_st, v) => toInt(v) % 2 === 0 }],
+  ['odd', { params: [], fn: (_st, v) => Math.abs(toInt(v) % 2) === 1 }],
+  ['iterable', { params: [], fn: (_st, v) => v instanceof PhpArray }],
+  [
+    'divisible by',
+    {
+      params: ['num'],
+      fn: (_st, v, a) => {
+        const d = toFloat(a[0] ?? null);
+        if (d === 0) return fail('Modulo by zero');
+        return toInt(v) % toInt(a[0] ?? null) === 0;
+      },
+    },
+  ],
+  ['same as', { params: ['compare'], fn: (_st, v, a) => identical(v, a[0] ?? null) }],
+]);
+
+export const UNAVAILABLE_TESTS: ReadonlyMap<string, string> = new Map([
+  ['constant', 'the "constant" test (no access to PHP constants)'],
+]);
+
+export { toStr };

@@ -1,0 +1,91 @@
+import { HeraldError } from '../../errors/index.js';
+import { TemplateCompileError } from '../errors/template-compile-error.js';
+import { TemplateFeatureUnavailableError } from '../errors/template-feature-unavailable-error.js';
+import { TemplateLimitError } from '../errors/template-limit-error.js';
+import { DEFAULT_LIMITS, type RenderLimits } from '../limits.js';
+import { type PlatformContext, PlatformObject } from '../platform.js';
+import { ExprCompiler, type MacroFn } from './compile-expr.js';
+import { CompileFault } from './compile-fault.js';
+import { StmtCompiler } from './compile-stmt.js';
+import { tokenize } from './lexer.js';
+import { locate } from './locate.js';
+import { Parser } from './parser.js';
+import { noNeeds, type PlatformNeeds } from './platform-needs.js';
+import { fromJson } from './runtime/php-array.js';
+import { type RenderOptions, RenderState } from './runtime/state.js';
+import type { Value } from './runtime/value.js';
+import { Source } from './source.js';
+
+export type { PlatformNeeds, RenderLimits, RenderOptions };
+
+export interface CompiledTemplate {
+  /** Renders synchronously; throws TemplateRenderError or TemplateLimitError. */
+  render(data: unknown, platform: PlatformContext, options?: RenderOptions): string;
+  /** Which PLATFORM methods the template can call, worked out at compile time. */
+  readonly platformNeeds: PlatformNeeds;
+}
+
+function compileError(err: unknown, source: Source): HeraldError {
+  if (err instanceof CompileFault) {
+    const p = source.position(err.pos);
+    if (err.limit) return new TemplateLimitError(err.limit, err.message, p);
+    if (err.unavailable) return new TemplateFeatureUnavailableError(err.message, p.line, p.column, p.excerpt);
+    return new TemplateCompileError(err.message, p.line, p.column, p.excerpt);
+  }
+  if (err instanceof HeraldError) return err;
+  if (err instanceof RangeError) {
+    return new TemplateLimitError('maxNestingDepth', 'the template nests too deeply', source.position(0));
+  }
+  throw err;
+}
+
+/**
+ * Compiles Twig source to JavaScript closures (no eval, no generated code). The result is
+ * reusable and safe to share: each render gets its own state.
+ */
+export function compileTemplate(
+  source: string,
+  options?: { limits?: Partial<RenderLimits> },
+): CompiledTemplate {
+  const limits: RenderLimits = { ...DEFAULT_LIMITS, ...(options?.limits ?? {}) };
+  const src = new Source(source);
+  if (src.code.length > limits.maxTemplateLength) {
+    throw new TemplateLimitError(
+      'maxTemplateLength',
+      `the template is longer than ${limits.maxTemplateLength} characters`,
+      src.position(limits.maxTemplateLength),
+    );
+  }
+  const needs = noNeeds();
+  const macros = new Map<string, MacroFn>();
+  let body: (f: { vars: Map<string, Value>; st: RenderState }) => void;
+  try {
+    const ast = new Parser(tokenize(src.code), limits.maxNestingDepth).parse();
+    const x = new ExprCompiler(src, macros, needs);
+    const sc = new StmtCompiler(x);
+    for (const def of ast.macros.values()) macros.set(def.name, sc.compileMacro(def));
+    body = sc.compileList(ast.body, false);
+  } catch (err) {
+    throw compileError(err, src);
+  }
+  const platformNeeds: PlatformNeeds = Object.freeze({ ...needs });
+  return {
+    platformNeeds,
+    render(data: unknown, platform: PlatformContext, renderOptions?: RenderOptions): string {
+      const p = new PlatformObject(platform ?? {});
+      const globals = new Map<string, Value>([
+        ['PLATFORM', p],
+        ['KOOK', p],
+      ]);
+      const st = new RenderState(limits, renderOptions ?? {}, globals);
+      const vars = new Map(globals);
+      vars.set('data', fromJson(data));
+      try {
+        body({ vars, st });
+      } catch (err) {
+        throw locate(err, src, 0);
+      }
+      return st.out;
+    },
+  };
+}

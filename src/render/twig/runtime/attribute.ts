@@ -1,0 +1,60 @@
+import { fail } from './fault.js';
+import { toKey } from './keys.js';
+import { MethodObject } from './method-object.js';
+import { PhpArray } from './php-array.js';
+import type { RenderState } from './state.js';
+import type { Value } from './value.js';
+
+export type AttrType = 'any' | 'array' | 'method';
+
+function arrayItemKey(attr: Value): string | number | undefined {
+  if (attr instanceof PhpArray || (typeof attr === 'object' && attr !== null)) return undefined;
+  return toKey(attr);
+}
+
+/**
+ * Twig's getAttribute with strict_variables off: `a.b`, `a[b]` and `a.b()`. Arrays answer their
+ * keys, method objects answer only their declared methods, everything else answers null.
+ */
+export function getAttribute(
+  st: RenderState,
+  obj: Value,
+  attr: Value,
+  type: AttrType,
+  args: readonly Value[],
+): Value {
+  if (obj instanceof PhpArray) {
+    if (type === 'method') return null;
+    const key = arrayItemKey(attr);
+    if (key === undefined) return null;
+    return obj.get(key) ?? null;
+  }
+  if (obj instanceof MethodObject && type !== 'array') {
+    if (typeof attr !== 'string' && typeof attr !== 'number') return null;
+    const m = obj.findMethod(String(attr));
+    if (!m) return null;
+    st.step();
+    return m(st, args);
+  }
+  return null;
+}
+
+/** `a.b is defined`. */
+export function hasAttribute(obj: Value, attr: Value, type: AttrType): boolean {
+  if (obj instanceof PhpArray) {
+    if (type === 'method') return false;
+    const key = arrayItemKey(attr);
+    return key !== undefined && obj.has(key);
+  }
+  if (obj instanceof MethodObject && type !== 'array') {
+    return (
+      (typeof attr === 'string' || typeof attr === 'number') && obj.findMethod(String(attr)) !== undefined
+    );
+  }
+  return false;
+}
+
+export function requireArray(v: Value, what: string): PhpArray {
+  if (v instanceof PhpArray) return v;
+  return fail(`${what} must be an array`);
+}

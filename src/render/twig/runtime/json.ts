@@ -1,0 +1,111 @@
+import { fail } from './fault.js';
+import { numberToJson } from './number-format.js';
+import { PhpArray } from './php-array.js';
+import type { RenderState } from './state.js';
+import type { Value } from './value.js';
+
+export const JSON_HEX_TAG = 1;
+export const JSON_HEX_AMP = 2;
+export const JSON_HEX_APOS = 4;
+export const JSON_HEX_QUOT = 8;
+export const JSON_FORCE_OBJECT = 16;
+export const JSON_UNESCAPED_SLASHES = 64;
+export const JSON_PRETTY_PRINT = 128;
+export const JSON_UNESCAPED_UNICODE = 256;
+export const JSON_PRESERVE_ZERO_FRACTION = 1024;
+
+const MAX_DEPTH = 512;
+
+/** PHP's json_encode string escaping. */
+export function jsonString(s: string, flags: number): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    switch (c) {
+      case 0x22:
+        out += flags & JSON_HEX_QUOT ? '\\u0022' : '\\"';
+        continue;
+      case 0x5c:
+        out += '\\\\';
+        continue;
+      case 0x2f:
+        out += flags & JSON_UNESCAPED_SLASHES ? '/' : '\\/';
+        continue;
+      case 0x08:
+        out += '\\b';
+        continue;
+      case 0x0c:
+        out += '\\f';
+        continue;
+      case 0x0a:
+        out += '\\n';
+        continue;
+      case 0x0d:
+        out += '\\r';
+        continue;
+      case 0x09:
+        out += '\\t';
+        continue;
+      case 0x3c:
+        out += flags & JSON_HEX_TAG ? '\\u003C' : '<';
+        continue;
+      case 0x3e:
+        out += flags & JSON_HEX_TAG ? '\\u003E' : '>';
+        continue;
+      case 0x26:
+        out += flags & JSON_HEX_AMP ? '\\u0026' : '&';
+        continue;
+      case 0x27:
+        out += flags & JSON_HEX_APOS ? '\\u0027' : "'";
+        continue;
+    }
+    if (c < 0x20) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if (c < 0x80) out += s[i];
+    else if (flags & JSON_UNESCAPED_UNICODE && !(c === 0x2028 || c === 0x2029)) out += s[i];
+    else out += `\\u${c.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/** PHP's json_encode for template values. */
+export function jsonEncode(st: RenderState, v: Value, flags: number): string {
+  const pretty = (flags & JSON_PRETTY_PRINT) !== 0;
+  const enc = (x: Value, depth: number): string => {
+    if (depth > MAX_DEPTH) return fail('json_encode: maximum depth exceeded');
+    st.step();
+    switch (typeof x) {
+      case 'string':
+        return jsonString(x, flags);
+      case 'number':
+        if (flags & JSON_PRESERVE_ZERO_FRACTION && Number.isInteger(x) && !Number.isSafeInteger(x)) {
+          return `${numberToJson(x)}.0`;
+        }
+        return numberToJson(x);
+      case 'boolean':
+        return x ? 'true' : 'false';
+      default:
+        break;
+    }
+    if (x === null) return 'null';
+    if (!(x instanceof PhpArray)) return '{}';
+    const nl = pretty ? `\n${'    '.repeat(depth + 1)}` : '';
+    const end = pretty ? `\n${'    '.repeat(depth)}` : '';
+    const sep = pretty ? ': ' : ':';
+    if (x.isList() && !(flags & JSON_FORCE_OBJECT)) {
+      if (x.size === 0) return '[]';
+      return `[${x
+        .values()
+        .map((e) => nl + enc(e, depth + 1))
+        .join(',')}${end}]`;
+    }
+    if (x.size === 0) return '{}';
+    const parts: string[] = [];
+    x.forEach((e, k) => {
+      parts.push(nl + jsonString(String(k), flags) + sep + enc(e, depth + 1));
+    });
+    return `{${parts.join(',')}${end}}`;
+  };
+  const out = enc(v, 0);
+  st.checkString(out.length);
+  return out;
+}

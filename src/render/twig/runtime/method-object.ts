@@ -1,0 +1,26 @@
+import type { RenderState } from './state.js';
+import { TwigObject } from './twig-object.js';
+import type { Value } from './value.js';
+
+export type Method = (st: RenderState, args: readonly Value[]) => Value;
+
+/**
+ * An object whose methods a template may call (the platform object, dates). Only the methods in
+ * the table exist: there is no reflection, so `constructor`, `__proto__` and the like are simply
+ * unknown names.
+ */
+export abstract class MethodObject extends TwigObject {
+  /** Lower-cased method name -> implementation (a null-prototype record or a Map). */
+  protected abstract readonly methods: ReadonlyMap<string, Method>;
+
+  /** Twig's lookup: `name`, then `getName`, `isName`, `hasName`, all case-insensitively. */
+  findMethod(name: string): Method | undefined {
+    const lc = name.toLowerCase();
+    return (
+      this.methods.get(lc) ??
+      this.methods.get(`get${lc}`) ??
+      this.methods.get(`is${lc}`) ??
+      this.methods.get(`has${lc}`)
+    );
+  }
+}

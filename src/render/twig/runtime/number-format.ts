@@ -1,0 +1,52 @@
+/**
+ * PHP's printing of numbers. `echo` of a float uses precision=14 (%.14G with PHP's own exponent
+ * style: "1.0E+15", "1.0E-5"); json_encode uses the shortest round-trip form ("1.0e+25").
+ */
+
+function sciParts(n: number, digits: number | undefined): { neg: boolean; mant: string; exp: number } {
+  const s = digits === undefined ? Math.abs(n).toExponential() : Math.abs(n).toExponential(digits - 1);
+  const e = s.indexOf('e');
+  let mant = s.slice(0, e).replace('.', '');
+  mant = mant.replace(/0+$/, '');
+  if (mant === '') mant = '0';
+  return { neg: n < 0, mant, exp: Number(s.slice(e + 1)) };
+}
+
+function render(n: number, digits: number | undefined, expChar: string, maxDecpt: number): string {
+  if (Number.isNaN(n)) return 'NAN';
+  if (!Number.isFinite(n)) return n > 0 ? 'INF' : '-INF';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  const { neg, mant, exp } = sciParts(n, digits);
+  const decpt = exp + 1;
+  let body: string;
+  if (decpt < -3 || decpt > maxDecpt) {
+    const rest = mant.length > 1 ? mant.slice(1) : '0';
+    body = `${mant[0]}.${rest}${expChar}${exp < 0 ? '-' : '+'}${Math.abs(exp)}`;
+  } else if (decpt <= 0) {
+    body = `0.${'0'.repeat(-decpt)}${mant}`;
+  } else if (mant.length <= decpt) {
+    body = mant + '0'.repeat(decpt - mant.length);
+  } else {
+    body = `${mant.slice(0, decpt)}.${mant.slice(decpt)}`;
+  }
+  return neg ? `-${body}` : body;
+}
+
+/** How `echo $float` prints (precision=14). */
+export function floatToString(n: number): string {
+  return render(n, 14, 'E', 14);
+}
+
+/** PHP prints integers in full; JS numbers beyond 2^63 cannot be PHP ints, so they print as floats. */
+export function numberToString(n: number): string {
+  // -0 only arises from float operations (round, ceil...): PHP prints it as "-0"
+  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18) return Object.is(n, -0) ? '-0' : String(n);
+  return floatToString(n);
+}
+
+/** How json_encode prints a number (serialize_precision=-1). */
+export function numberToJson(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18) return Object.is(n, -0) ? '-0' : String(n);
+  if (!Number.isFinite(n)) return '0';
+  return render(n, undefined, 'e', 15);
+}

@@ -1,0 +1,201 @@
+import { TwigObject } from './twig-object.js';
+import type { Value } from './value.js';
+
+export type Key = string | number;
+
+const INT_KEY = /^(?:0|-?[1-9][0-9]{0,18})$/;
+
+/** PHP turns decimal-integer strings used as array keys into integers ("12" -> 12, "012" stays). */
+export function normalizeStringKey(s: string): Key {
+  if (s.length < 20 && INT_KEY.test(s)) {
+    const n = Number(s);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return s;
+}
+
+function isPlainObject(x: object): boolean {
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Turns one JSON value (as JSON.parse gives it) into a template value without copying: objects
+ * and arrays become read-only views. Anything that is not JSON-shaped becomes null, so no host
+ * object can enter a template through its data.
+ */
+export function fromJson(x: unknown): Value {
+  switch (typeof x) {
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'number':
+      return Object.is(x, -0) ? 0 : x;
+    case 'object':
+      if (x === null) return null;
+      if (x instanceof TwigObject) return x as Value;
+      if (Array.isArray(x)) return new PhpArray(0, x, undefined, undefined);
+      if (isPlainObject(x)) return new PhpArray(1, undefined, x as Record<string, unknown>, undefined);
+      return null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A PHP array: an ordered map with integer and string keys. Three backings keep the common cases
+ * cheap: a list (keys 0..n-1), a read-only view over a JSON object from the input, or a Map.
+ * Instances are immutable once built; every filter builds a new one.
+ */
+export class PhpArray extends TwigObject {
+  readonly phpClass = 'array';
+  /** 0 = list, 1 = JSON object view, 2 = map */
+  private readonly mode: 0 | 1 | 2;
+  private readonly items: readonly unknown[] | undefined;
+  private readonly obj: Record<string, unknown> | undefined;
+  private readonly map: ReadonlyMap<Key, Value> | undefined;
+  private keyCache: Key[] | undefined;
+
+  constructor(
+    mode: 0 | 1 | 2,
+    items: readonly unknown[] | undefined,
+    obj: Record<string, unknown> | undefined,
+    map: ReadonlyMap<Key, Value> | undefined,
+  ) {
+    super();
+    this.mode = mode;
+    this.items = items;
+    this.obj = obj;
+    this.map = map;
+  }
+
+  static list(values: readonly Value[]): PhpArray {
+    return new PhpArray(0, values, undefined, undefined);
+  }
+
+  static fromMap(map: ReadonlyMap<Key, Value>): PhpArray {
+    return new PhpArray(2, undefined, undefined, map);
+  }
+
+  static readonly EMPTY = PhpArray.list([]);
+
+  get size(): number {
+    if (this.mode === 0) return this.items!.length;
+    if (this.mode === 2) return this.map!.size;
+    return this.keys().length;
+  }
+
+  /** The value at an already normalized key, or undefined when absent. */
+  get(key: Key): Value | undefined {
+    if (this.mode === 0) {
+      if (typeof key !== 'number') return undefined;
+      const items = this.items!;
+      return key >= 0 && key < items.length ? fromJson(items[key]) : undefined;
+    }
+    if (this.mode === 2) return this.map!.get(key);
+    const obj = this.obj!;
+    const prop = typeof key === 'number' ? String(key) : key;
+    // Own properties only: a JSON object view never answers from Object.prototype.
+    if (!Object.hasOwn(obj, prop)) return undefined;
+    if (typeof key === 'string' && normalizeStringKey(prop) !== key) return undefined;
+    return fromJson(obj[prop]);
+  }
+
+  has(key: Key): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  keys(): Key[] {
+    if (this.keyCache) return this.keyCache;
+    let keys: Key[];
+    if (this.mode === 0) {
+      keys = new Array<Key>(this.items!.length);
+      for (let i = 0; i < keys.length; i++) keys[i] = i;
+    } else if (this.mode === 2) {
+      keys = [...this.map!.keys()];
+    } else {
+      keys = Object.keys(this.obj!).map(normalizeStringKey);
+    }
+    this.keyCache = keys;
+    return keys;
+  }
+
+  values(): Value[] {
+    if (this.mode === 0) return this.items!.map(fromJson);
+    if (this.mode === 2) return [...this.map!.values()];
+    const obj = this.obj!;
+    return Object.keys(obj).map((k) => fromJson(obj[k]));
+  }
+
+  /** True when the keys are exactly 0..n-1 in order (PHP's array_is_list). */
+  isList(): boolean {
+    if (this.mode === 0) return true;
+    const keys = this.keys();
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== i) return false;
+    return true;
+  }
+
+  forEach(fn: (value: Value, key: Key) => void): void {
+    if (this.mode === 0) {
+      const items = this.items!;
+      for (let i = 0; i < items.length; i++) fn(fromJson(items[i]), i);
+      return;
+    }
+    if (this.mode === 2) {
+      for (const [k, v] of this.map!) fn(v, k);
+      return;
+    }
+    const obj = this.obj!;
+    for (const k of Object.keys(obj)) fn(fromJson(obj[k]), normalizeStringKey(k));
+  }
+
+  /** The values if this array is a list, else undefined (lets callers take a fast path). */
+  listValues(): Value[] | undefined {
+    return this.mode === 0 ? this.items!.map(fromJson) : undefined;
+  }
+}
+
+/** Builds a PHP array the way PHP's `[]` appends and `$a[$k] = $v` assigns. */
+export class ArrayBuilder {
+  private readonly map = new Map<Key, Value>();
+  private next = 0;
+  private listOnly = true;
+  private readonly list: Value[] = [];
+
+  push(value: Value): void {
+    if (this.listOnly) {
+      this.list.push(value);
+      this.next = this.list.length;
+      return;
+    }
+    this.map.set(this.next, value);
+    this.next++;
+  }
+
+  set(key: Key, value: Value): void {
+    if (this.listOnly) {
+      if (key === this.list.length) {
+        this.push(value);
+        return;
+      }
+      if (typeof key === 'number' && key >= 0 && key < this.list.length) {
+        this.list[key] = value;
+        return;
+      }
+      this.listOnly = false;
+      this.list.forEach((v, i) => {
+        this.map.set(i, v);
+      });
+    }
+    this.map.set(key, value);
+    if (typeof key === 'number' && key >= this.next) this.next = key + 1;
+  }
+
+  get count(): number {
+    return this.listOnly ? this.list.length : this.map.size;
+  }
+
+  build(): PhpArray {
+    return this.listOnly ? PhpArray.list(this.list) : PhpArray.fromMap(this.map);
+  }
+}

@@ -1,0 +1,141 @@
+import { toFloat, toInt, toStr } from './convert.js';
+import { fail } from './fault.js';
+import { floatToString } from './number-format.js';
+import type { RenderState } from './state.js';
+import type { Value } from './value.js';
+
+const SPEC = /%(?:(\d+)\$)?([-+ 0]|'.)*(\d+)?(?:\.(\d+))?([bcdeEfFgGosuxX%])/g;
+
+/** printf's %f: the correctly rounded decimal (exact ties go to even, unlike JS toFixed). */
+function fixed(n: number, prec: number): string {
+  if (Math.abs(n) >= 1e21) return floatToString(n);
+  // toFixed with many digits is the exact expansion of the double; round that by hand
+  const exact = Math.abs(n).toFixed(Math.min(prec + 30, 100));
+  const dot = exact.indexOf('.');
+  const keep = exact.slice(0, dot + 1 + prec).replace(/\.$/, '');
+  const rest = exact.slice(dot + 1 + prec);
+  const first = rest.charCodeAt(0) - 48;
+  const tail = /[1-9]/.test(rest.slice(1));
+  const lastDigit = keep.charCodeAt(keep.length - 1) - 48;
+  const up = first > 5 || (first === 5 && (tail || lastDigit % 2 === 1));
+  let out = keep;
+  if (up) {
+    const digits = keep.replace('.', '');
+    const bumped = (BigInt(digits) + 1n).toString().padStart(digits.length, '0');
+    out =
+      prec > 0 ? `${bumped.slice(0, bumped.length - prec)}.${bumped.slice(bumped.length - prec)}` : bumped;
+  }
+  return n < 0 && /[1-9]/.test(out) ? `-${out}` : n < 0 ? `-${out}` : out;
+}
+
+/** PHP's sprintf (the `format` filter); widths and precisions are bounded by the string limit. */
+export function sprintf(st: RenderState, format: string, args: readonly Value[]): string {
+  let next = 0;
+  let out = '';
+  let last = 0;
+  SPEC.lastIndex = 0;
+  for (let m = SPEC.exec(format); m; m = SPEC.exec(format)) {
+    out += format.slice(last, m.index);
+    last = m.index + m[0].length;
+    const conv = m[5]!;
+    if (conv === '%') {
+      out += '%';
+      continue;
+    }
+    // flags are re-parsed from the matched text (the repeated group only keeps the last one)
+    const flagText = /^%(?:\d+\$)?((?:[-+ 0]|'.)*)/.exec(m[0])![1]!;
+    let left = false;
+    let plus = false;
+    let pad = ' ';
+    for (let i = 0; i < flagText.length; i++) {
+      const f = flagText[i];
+      if (f === '-') left = true;
+      else if (f === '+') plus = true;
+      else if (f === '0') pad = '0';
+      else if (f === ' ') pad = ' ';
+      else if (f === "'") pad = flagText[++i]!;
+    }
+    const width = m[3] ? Number(m[3]) : 0;
+    const precision = m[4] !== undefined ? Number(m[4]) : undefined;
+    if (width > st.limits.maxStringLength || (precision ?? 0) > st.limits.maxStringLength) {
+      st.checkString(Math.max(width, precision ?? 0));
+    }
+    const argIndex = m[1] ? Number(m[1]) - 1 : next++;
+    if (argIndex >= args.length)
+      return fail(`${args.length + 1} arguments are required, ${argIndex + 2} given`);
+    const arg = args[argIndex]!;
+    let s: string;
+    switch (conv) {
+      case 'd': {
+        const n = toInt(arg);
+        s = String(n);
+        if (plus && n >= 0) s = `+${s}`;
+        break;
+      }
+      case 'u': {
+        const n = toInt(arg);
+        s = n < 0 ? BigInt.asUintN(64, BigInt(n)).toString() : String(n);
+        break;
+      }
+      case 'f':
+      case 'F': {
+        const n = toFloat(arg);
+        s = fixed(n, Math.min(precision ?? 6, 53));
+        if (plus && n >= 0) s = `+${s}`;
+        break;
+      }
+      case 'e':
+      case 'E': {
+        const n = toFloat(arg);
+        const p = precision ?? 6;
+        s = n.toExponential(Math.min(p, 100)).replace(/e([+-])(\d)$/, 'e$1$2');
+        if (conv === 'E') s = s.toUpperCase();
+        if (plus && n >= 0) s = `+${s}`;
+        break;
+      }
+      case 'g':
+      case 'G': {
+        const n = toFloat(arg);
+        s = floatToString(n);
+        if (conv === 'g') s = s.replace('E', 'e');
+        if (plus && n >= 0) s = `+${s}`;
+        break;
+      }
+      case 's': {
+        s = toStr(arg);
+        if (precision !== undefined) s = s.slice(0, precision);
+        break;
+      }
+      case 'c':
+        s = String.fromCharCode(toInt(arg) & 0xff);
+        break;
+      case 'x':
+        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(16);
+        break;
+      case 'X':
+        s = BigInt.asUintN(64, BigInt(toInt(arg)))
+          .toString(16)
+          .toUpperCase();
+        break;
+      case 'o':
+        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(8);
+        break;
+      case 'b':
+        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(2);
+        break;
+      default:
+        s = '';
+    }
+    if (s.length < width) {
+      if (left) s = s + (pad === '0' ? ' ' : pad).repeat(width - s.length);
+      else if (pad === '0' && /^[+-]/.test(s) && 'deEfFgGu'.includes(conv)) {
+        s = s[0] + '0'.repeat(width - s.length) + s.slice(1);
+      } else s = pad.repeat(width - s.length) + s;
+    }
+    out += s;
+    if (out.length > 4096) st.checkString(out.length);
+  }
+  out += format.slice(last);
+  st.checkString(out.length);
+  return out;
+}

@@ -1,0 +1,94 @@
+import type { RenderLimits } from '../../limits.js';
+import { RuntimeFault } from './fault.js';
+import type { Value } from './value.js';
+
+/** Options a caller may pass to one render. */
+export interface RenderOptions {
+  /** "Now" in ms since the epoch, for date(); defaults to Date.now(). */
+  now?: number;
+  /** Random source in [0, 1) for random(); tests pass a seeded one. */
+  random?: () => number;
+  /** Default timezone of the date filter and function (IANA name); defaults to 'UTC'. */
+  timezone?: string;
+}
+
+/** A resource bound was exceeded; carries the bound's name for TemplateLimitError. */
+export class LimitFault extends RuntimeFault {
+  readonly limit: string;
+  constructor(limit: string, message: string) {
+    super(message);
+    this.limit = limit;
+  }
+}
+
+const TIME_CHECK_EVERY = 512;
+
+/** Mutable state of one render: output buffer, budgets and the caller's options. */
+export class RenderState {
+  out = '';
+  steps = 0;
+  macroDepth = 0;
+  private nextTimeCheck: number;
+  private readonly deadline: number;
+  readonly limits: RenderLimits;
+  readonly now: number;
+  readonly random: () => number;
+  readonly timezone: string;
+  /** Globals visible in every scope (PLATFORM, KOOK, _self). */
+  readonly globals: ReadonlyMap<string, Value>;
+
+  constructor(limits: RenderLimits, options: RenderOptions, globals: ReadonlyMap<string, Value>) {
+    this.limits = limits;
+    this.deadline = performance.now() + limits.maxRenderMs;
+    this.nextTimeCheck = Math.min(TIME_CHECK_EVERY, limits.maxSteps + 1);
+    this.now = options.now ?? Date.now();
+    this.random = options.random ?? Math.random;
+    this.timezone = options.timezone ?? 'UTC';
+    this.globals = globals;
+  }
+
+  /** Charges `n` units of work; ends the render when the step or time budget is spent. */
+  step(n = 1): void {
+    this.steps += n;
+    if (this.steps >= this.nextTimeCheck) {
+      if (this.steps > this.limits.maxSteps) {
+        throw new LimitFault('maxSteps', `the render took more than ${this.limits.maxSteps} steps`);
+      }
+      this.nextTimeCheck = Math.min(this.steps + TIME_CHECK_EVERY, this.limits.maxSteps + 1);
+      if (performance.now() > this.deadline) {
+        throw new LimitFault('maxRenderMs', `the render took longer than ${this.limits.maxRenderMs} ms`);
+      }
+    }
+  }
+
+  /** Ensures a string an operation is about to produce stays within bounds. */
+  checkString(length: number): void {
+    if (length > this.limits.maxStringLength) {
+      throw new LimitFault(
+        'maxStringLength',
+        `a string would be longer than ${this.limits.maxStringLength} characters`,
+      );
+    }
+    if (length > 4096) this.step(length >> 10);
+  }
+
+  checkArray(length: number): void {
+    if (length > this.limits.maxArrayLength) {
+      throw new LimitFault(
+        'maxArrayLength',
+        `an array would hold more than ${this.limits.maxArrayLength} elements`,
+      );
+    }
+    this.step(length >> 4);
+  }
+
+  write(s: string): void {
+    this.out += s;
+    if (this.out.length > this.limits.maxOutputLength) {
+      throw new LimitFault(
+        'maxOutputLength',
+        `the output is longer than ${this.limits.maxOutputLength} characters`,
+      );
+    }
+  }
+}
