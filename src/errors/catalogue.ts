@@ -117,6 +117,13 @@ export const CATALOGUE = {
 
   // 409, 413, 415
   CONFLICT: def(40900, 409, '请求冲突：{detail}', 'Conflict: {detail}'),
+  // 40902-40909: platform directory (issue 5).
+  MEMBER_EXISTS: def(
+    40902,
+    409,
+    '用户 {user_id} 已是该服务器的成员',
+    'User {user_id} is already a member of this guild',
+  ),
   BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
   UNSUPPORTED_MEDIA_TYPE: def(
     41500,

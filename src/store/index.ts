@@ -1,18 +1,41 @@
 import mongoose from 'mongoose';
 import { createBotStore } from './bots.js';
+import { createChannelStore } from './channels.js';
 import { guarded } from './db-errors.js';
+import { defineDirectoryModels } from './directory-models.js';
+import { createGuildStore } from './guilds.js';
 import { createIntimacyStore } from './intimacy.js';
+import { createMemberStore } from './members.js';
 import { defineModels } from './models.js';
 import { defineTemplateModels } from './template-model.js';
 import { createTemplateStore } from './templates.js';
 import { createUserStore } from './users.js';
 
 export { BOT_SORT_FIELDS, type BotChanges, type BotStore, type NewBot } from './bots.js';
+export {
+  CHANNEL_SORT_FIELDS,
+  type ChannelChanges,
+  type ChannelStore,
+  MAX_GUILD_CHANNELS,
+  type NewChannel,
+} from './channels.js';
+export { isDuplicateKey } from './db-errors.js';
+export {
+  type ChannelRecord,
+  EVERYONE_ROLE_ID,
+  type GuildRecord,
+  type MemberRecord,
+  type RoleOverwrite,
+  type RoleRecord,
+  type UserOverwrite,
+} from './directory-records.js';
+export { GUILD_SORT_FIELDS, type GuildChanges, type GuildStore, type NewGuild } from './guilds.js';
 export { newNumericId } from './ids.js';
 export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
+export { MAX_USER_GUILDS, MEMBER_SORT_FIELDS, type MemberChanges, type MemberStore } from './members.js';
 export type { Page, PageRequest } from './paging.js';
 export type { BotRecord, ImageRef, IntimacyRecord, UserRecord } from './records.js';
-export type { UserStore } from './users.js';
+export type { UserChanges, UserStore } from './users.js';
 export {
   type NewTemplate,
   TEMPLATE_ID_LENGTH,
@@ -38,6 +61,9 @@ export interface Store {
   readonly bots: ReturnType<typeof createBotStore>;
   readonly users: ReturnType<typeof createUserStore>;
   readonly intimacy: ReturnType<typeof createIntimacyStore>;
+  readonly guilds: ReturnType<typeof createGuildStore>;
+  readonly channels: ReturnType<typeof createChannelStore>;
+  readonly members: ReturnType<typeof createMemberStore>;
   readonly templates: ReturnType<typeof createTemplateStore>;
   /** Resolves when the database answers a ping; throws DependencyError otherwise. */
   ping(): Promise<void>;
@@ -59,7 +85,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
   });
   await conn.asPromise();
   // Each feature's schemas live in its own file; add them to this spread.
-  const models = { ...defineModels(conn), ...defineTemplateModels(conn) };
+  const models = { ...defineModels(conn), ...defineDirectoryModels(conn), ...defineTemplateModels(conn) };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
   let closed: Promise<void> | undefined;
   const admin = guarded({
@@ -75,6 +101,9 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     bots: guarded(createBotStore(models)),
     users: guarded(createUserStore(models)),
     intimacy: guarded(createIntimacyStore(models)),
+    guilds: guarded(createGuildStore(models)),
+    channels: guarded(createChannelStore(models)),
+    members: guarded(createMemberStore(models)),
     templates: guarded(createTemplateStore(models)),
     ping: admin.ping,
     dropDatabase: admin.dropDatabase,

@@ -34,6 +34,8 @@ export interface UserRecord {
   readonly avatar: string;
   readonly vip_avatar: string;
   readonly mobile_verified: boolean;
+  /** Last change, in ms (0 for a record written before the field existed). */
+  readonly updated_at: number;
 }
 
 export interface IntimacyRecord {

@@ -1,5 +1,10 @@
+import mongoose from 'mongoose';
+import { isDuplicateKey } from './db-errors.js';
 import type { Models } from './models.js';
 import type { UserRecord } from './records.js';
+
+/** What a user upsert sets; omitted fields keep their value (a new user starts from defaults). */
+export type UserChanges = Partial<Omit<UserRecord, 'id' | 'bot' | 'updated_at'>>;
 
 interface UserDoc extends Omit<UserRecord, 'id'> {
   _id: string;
@@ -16,14 +21,48 @@ const toRecord = (d: UserDoc): UserRecord => ({
   avatar: d.avatar ?? '',
   vip_avatar: d.vip_avatar ?? '',
   mobile_verified: d.mobile_verified ?? false,
+  updated_at: d.updated_at ?? 0,
 });
 
 export function createUserStore({ User }: Models) {
   return {
-    async create(user: UserRecord, now: number): Promise<UserRecord> {
+    async create(user: Omit<UserRecord, 'updated_at'>, now: number): Promise<UserRecord> {
       const { id, ...rest } = user;
       await User.collection.insertOne({ _id: id, ...rest, created_at: now, updated_at: now } as never);
-      return user;
+      return { ...user, updated_at: now };
+    },
+
+    /**
+     * Sets the given fields of user `id`, creating the user (not a bot) if needed. Not atomic on
+     * FerretDB v1: callers hold the user's record lock.
+     */
+    async upsert(id: string, changes: UserChanges, now: number): Promise<UserRecord> {
+      const set: Record<string, unknown> = { updated_at: now };
+      for (const [k, v] of Object.entries(changes)) if (v !== undefined) set[k] = v;
+      const onInsert: Record<string, unknown> = { created_at: now, bot: false };
+      const run = () =>
+        User.findOneAndUpdate(
+          { _id: id },
+          { $set: set, $setOnInsert: onInsert },
+          { upsert: true, returnDocument: 'after' },
+        ).lean<UserDoc>();
+      let d: UserDoc | null;
+      try {
+        d = await run();
+      } catch (err) {
+        // Two first-time upserts race on _id; the loser's retry updates the winner's record.
+        if (!isDuplicateKey(err)) throw err;
+        d = await run();
+      }
+      if (!d) throw new Error('upsert returned no document');
+      return toRecord(d);
+    },
+
+    /** The users of `ids` that exist, in no particular order. */
+    async getMany(ids: readonly string[]): Promise<UserRecord[]> {
+      if (ids.length === 0) return [];
+      const docs = await User.find({ _id: mongoose.trusted({ $in: [...new Set(ids)] }) }).lean<UserDoc[]>();
+      return docs.map(toRecord);
     },
 
     async get(id: string): Promise<UserRecord | null> {

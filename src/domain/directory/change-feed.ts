@@ -1,0 +1,118 @@
+import { Redis } from 'ioredis';
+import type { Deps } from '../deps.js';
+
+/*
+ * Directory change notifications. Directory records change rarely and workers read them on every
+ * pipe message, so other processes cache them; every admin write publishes one message on
+ * `${prefix}:directory-changed` so those caches can drop the entry. Redis pub/sub is
+ * fire-and-forget: a subscriber that was disconnected misses messages, so subscribers get
+ * `onResync` after every reconnect (drop everything), and caches should keep a TTL as well.
+ */
+
+export type DirectoryChangeKind = 'guild' | 'channel' | 'member' | 'user';
+
+export interface DirectoryChange {
+  readonly kind: DirectoryChangeKind;
+  /** The guild, channel or user id; for a member, the member's user id. */
+  readonly id: string;
+  /** For channels and members: their guild. */
+  readonly guild_id?: string;
+}
+
+const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user']);
+
+/** The pub/sub channel name. */
+export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;
+
+/**
+ * Publishes one change. The write it reports has already happened, so a Redis failure here is
+ * logged, not thrown: the caller's write succeeded, and caches fall back on their TTL.
+ */
+export async function publishDirectoryChange(deps: Deps, change: DirectoryChange): Promise<void> {
+  const message: DirectoryChange = {
+    kind: change.kind,
+    id: change.id,
+    ...(change.guild_id !== undefined ? { guild_id: change.guild_id } : {}),
+  };
+  try {
+    await deps.redis.publish(directoryChangeChannel(deps.config.redisPrefix), JSON.stringify(message));
+  } catch (err) {
+    deps.log.warn('directory change not published', {
+      kind: change.kind,
+      id: change.id,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
+/** A message from the channel, or null if it is not a well-formed change. */
+export function parseDirectoryChange(text: string): DirectoryChange | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.kind !== 'string' || !KINDS.has(o.kind) || typeof o.id !== 'string') return null;
+  if (o.guild_id !== undefined && typeof o.guild_id !== 'string') return null;
+  return {
+    kind: o.kind as DirectoryChangeKind,
+    id: o.id,
+    ...(typeof o.guild_id === 'string' ? { guild_id: o.guild_id } : {}),
+  };
+}
+
+export interface DirectorySubscription {
+  close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Called after a reconnect (not the first connect): messages may have been missed. */
+  readonly onResync?: () => void;
+  /** Called with connection errors (ioredis keeps reconnecting on its own). */
+  readonly onError?: (err: Error) => void;
+}
+
+/**
+ * Subscribes on a dedicated connection (a subscribing Redis connection can run no other
+ * command). Resolves once subscribed. Malformed messages are ignored.
+ */
+export async function subscribeDirectoryChanges(
+  redisUrl: string,
+  prefix: string,
+  onChange: (change: DirectoryChange) => void,
+  options: SubscribeOptions = {},
+): Promise<DirectorySubscription> {
+  const channel = directoryChangeChannel(prefix);
+  const sub = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  sub.on('error', (err: Error) => options.onError?.(err));
+  let readyOnce = false;
+  sub.on('ready', () => {
+    if (readyOnce) options.onResync?.();
+    readyOnce = true;
+  });
+  sub.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    const change = parseDirectoryChange(text);
+    if (change) onChange(change);
+  });
+  try {
+    await sub.connect();
+    await sub.subscribe(channel);
+  } catch (err) {
+    sub.disconnect();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= sub.quit().then(
+        () => undefined,
+        () => sub.disconnect(),
+      );
+      return closing;
+    },
+  };
+}
