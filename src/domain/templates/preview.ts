@@ -1,15 +1,31 @@
 import { HeraldError, ValidationError } from '../../errors/index.js';
-import { type PlatformContext, renderMessage, type User } from '../../render/index.js';
-import type { BotRecord, UserRecord } from '../../store/index.js';
+import {
+  compileTemplate,
+  type Guild,
+  type PlatformContext,
+  type PlatformNeeds,
+  type RenderedMessage,
+  renderMessage,
+} from '../../render/index.js';
+import type { BotRecord, ChannelRecord, GuildRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
+import {
+  getChannel,
+  getMember,
+  getUser,
+  getUsers,
+  listBotGuilds,
+  listGuildChannels,
+  overwriteUserIds,
+  toPlatformChannel,
+  toPlatformGuild,
+  toPlatformUser,
+} from '../directory/index.js';
 import { MSGTYPE } from './constants.js';
 import { getTemplateForSend } from './templates.js';
 
 /** The message a template produces, exactly as it would be dispatched (platform type 9 or 10). */
-export interface RenderedMessage {
-  readonly type: 9 | 10;
-  readonly content: string;
-}
+export type { RenderedMessage };
 
 /** What to preview: a stored template (`id`) or inline `content` + `msgtype`. */
 export interface PreviewRequest {
@@ -41,32 +57,57 @@ export function checkTestData(text: string | undefined): void {
   if (text !== undefined && text !== '') parseJsonText(text, 'test_data');
 }
 
-const platformUser = (u: UserRecord): User => ({
-  id: u.id,
-  username: u.username,
-  nickname: u.nickname,
-  identify_num: u.identify_num,
-  online: u.online,
-  bot: u.bot,
-  status: u.status,
-  avatar: u.avatar,
-  vip_avatar: u.vip_avatar,
-  mobile_verified: u.mobile_verified,
-  roles: [],
-});
+/** A channel the preview cannot use: unknown, or in a guild the bot has not joined (never said which). */
+const channelNotFound = (field: string) =>
+  new HeraldError('NOT_FOUND', { resource: { 'zh-CN': '频道', 'en-US': 'channel' } }, { data: { field } });
+
+/** A guild object with its channels (and the users their overwrites name). */
+async function platformGuild(deps: Deps, guild: GuildRecord): Promise<Guild> {
+  const channels = await listGuildChannels(deps, guild.id);
+  return toPlatformGuild(guild, channels, await getUsers(deps, overwriteUserIds(channels)));
+}
 
 /**
- * The platform context of a preview: the bot is the sender (as when a pipe sends). The channel
- * is not resolved yet: the directory (guilds, channels) is not in place, so `channelId` is
- * accepted and ignored and PLATFORM.getChannel()/getGuild() answer null in a preview.
+ * The platform context of a render, as a send from the bot into `channelId` would see it: the
+ * bot is the sender (as when a pipe sends); the channel and its guild come from the directory;
+ * PLATFORM.getGuild(id) answers for the guilds the bot has joined. A preview has no target user
+ * and no quote. Only what the template can ask for (`needs`) is loaded. An unknown channel, or
+ * one outside the bot's guilds, is "channel not found" naming `field`; '' means no channel.
  */
 export async function previewContext(
   deps: Deps,
   bot: BotRecord,
-  _channelId: string,
+  channelId: string,
+  needs: PlatformNeeds,
+  field = 'channel_id',
 ): Promise<PlatformContext> {
-  const user = await deps.store.users.get(bot.user_id);
-  return { sender: user ? platformUser(user) : null };
+  let channel: ChannelRecord | null = null;
+  let guilds: GuildRecord[] = [];
+  if (channelId !== '') {
+    channel = await getChannel(deps, channelId);
+    guilds = await listBotGuilds(deps, bot);
+    if (!channel || !guilds.some((g) => g.id === channel?.guild_id)) throw channelNotFound(field);
+  } else if (needs.guildById) {
+    guilds = await listBotGuilds(deps, bot);
+  }
+  const guild = channel ? guilds.find((g) => g.id === channel?.guild_id) : undefined;
+  const ctx: PlatformContext = { guild: null, channel: null, sender: null, targetUser: null, quote: null };
+  if (needs.sender) {
+    const user = await getUser(deps, bot.user_id);
+    const member = user && guild ? await getMember(deps, guild.id, user.id) : null;
+    ctx.sender = user ? toPlatformUser(user, member) : null;
+  }
+  if (channel && needs.channel) {
+    const users = await getUsers(deps, overwriteUserIds([channel]));
+    ctx.channel = toPlatformChannel(channel, users);
+  }
+  if (guild && needs.guild) ctx.guild = await platformGuild(deps, guild);
+  if (needs.guildById) {
+    const joined: Record<string, Guild> = {};
+    for (const g of guilds) joined[g.id] = await platformGuild(deps, g);
+    ctx.joinedGuilds = joined;
+  }
+  return ctx;
 }
 
 /** Renders one template source as it would be sent. Throws the render's precise error. */
@@ -76,11 +117,11 @@ export async function renderSource(
   source: { content: string; msgtype: number },
   data: unknown,
   channelId: string,
+  channelField = 'channel_id',
 ): Promise<RenderedMessage> {
-  const platform = await previewContext(deps, bot, channelId);
-  return renderMessage({ content: source.content, msgtype: source.msgtype }, data, platform, {
-    now: deps.now(),
-  });
+  const compiled = compileTemplate(source.content);
+  const platform = await previewContext(deps, bot, channelId, compiled.platformNeeds, channelField);
+  return renderMessage({ compiled, msgtype: source.msgtype }, data, platform, { now: deps.now() });
 }
 
 /**
@@ -95,7 +136,7 @@ export async function testRenderWarnings(
 ): Promise<HeraldError[]> {
   if (t.test_data === '') return [];
   try {
-    await renderSource(deps, bot, t, parseJsonText(t.test_data, 'test_data'), t.test_channel);
+    await renderSource(deps, bot, t, parseJsonText(t.test_data, 'test_data'), t.test_channel, 'test_channel');
     return [];
   } catch (err) {
     if (err instanceof HeraldError && err.status < 500) return [err];
@@ -130,5 +171,6 @@ export async function previewTemplate(
   if (req.data === undefined) data = parseJsonText(testData, 'test_data');
   else if (req.dataIsText) data = parseJsonText(String(req.data), 'data');
   else data = req.data;
-  return renderSource(deps, bot, source, data, req.channel_id ?? testChannel);
+  if (req.channel_id !== undefined) return renderSource(deps, bot, source, data, req.channel_id);
+  return renderSource(deps, bot, source, data, testChannel, 'test_channel');
 }
