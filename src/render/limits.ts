@@ -34,7 +34,7 @@ export const DEFAULT_LIMITS: Readonly<RenderLimits> = Object.freeze({
 });
 
 /** The failure image PLATFORM.image() answers when neither the url nor a default is usable. */
-export const DEFAULT_FAILURE_IMAGE_URL = 'https://img.kookapp.cn/assets/2022-01/failure.png';
+export const DEFAULT_FAILURE_IMAGE_URL = 'https://img.kookapp.cn/assets/2022-08/herald-default-failure.png';
 
 /** KMarkdown (type 9) messages longer than this are refused (platform-facts: 8,000 characters). */
 export const MAX_MESSAGE_LENGTH = 8000;

@@ -87,8 +87,6 @@ export interface PlatformContext {
   defaultImageUrl?: string;
 }
 
-const HTTP_URL = /^https?:\/\/\S+$/i;
-
 /**
  * The PLATFORM (alias KOOK) global. Only the six methods below exist; everything it returns is
  * converted to template arrays, so nothing of the host is reachable through it.
@@ -119,9 +117,11 @@ export class PlatformObject extends MethodObject {
         'image',
         (_st, args) => {
           const url: Value = args[0] ?? null;
-          if (typeof url === 'string' && HTTP_URL.test(url)) return url;
+          if (typeof url === 'string' && (url.startsWith('http://') || url.startsWith('https://')))
+            return url;
           const fallback = args[1];
-          if (fallback !== undefined && fallback !== null && toStr(fallback) !== '') return toStr(fallback);
+          if (fallback !== undefined && fallback !== null && fallback !== '' && fallback !== false)
+            return fallback;
           return failureImage;
         },
       ],

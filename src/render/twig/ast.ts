@@ -6,7 +6,13 @@ export interface Arg {
 }
 
 export type Expr =
-  | { readonly k: 'const'; readonly pos: number; readonly value: null | boolean | number | string }
+  | {
+      readonly k: 'const';
+      readonly pos: number;
+      readonly value: null | boolean | number | string;
+      /** A number literal written as a float (`1.0`, `2e+3`): PHP keeps it a float. */
+      readonly float?: boolean;
+    }
   | { readonly k: 'name'; readonly pos: number; readonly name: string }
   | { readonly k: 'concat'; readonly pos: number; readonly parts: readonly Expr[] }
   | {

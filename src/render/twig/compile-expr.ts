@@ -101,6 +101,7 @@ export class ExprCompiler {
       case 'getattr':
         return this.getattr(e);
       case 'unary':
+        if (e.op === '-' && e.e.k === 'const' && e.e.float && e.e.value === 0) return () => -0; // PHP: -0.0
         return this.unary(e.op, this.compile(e.e), e.pos);
       case 'binary':
         return this.binary(e);

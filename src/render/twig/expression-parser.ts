@@ -155,7 +155,7 @@ export class ExpressionParser {
         break;
       case T.Number:
         s.next();
-        node = { k: 'const', pos: tok.pos, value: tok.num };
+        node = { k: 'const', pos: tok.pos, value: tok.num, float: /[.eE]/.test(tok.value) };
         break;
       case T.String:
       case T.InterpStart:
@@ -318,11 +318,12 @@ export class ExpressionParser {
         if (!s.test(T.Punct, '(')) {
           throw new CompileFault(`Calling a macro needs parentheses: "${node.name}.${t.value}()".`, t.pos);
         }
+        // Twig 3.5 parses method-call arguments without named-argument support
         return {
           k: 'macrocall',
           pos: t.pos,
           macro: String(attr.k === 'const' ? attr.value : ''),
-          args: this.parseArguments(true),
+          args: this.parseArguments(false),
         };
       }
       if (s.test(T.Punct, '(')) {

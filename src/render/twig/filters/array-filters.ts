@@ -245,5 +245,5 @@ export const ARRAY_FILTERS: Readonly<Record<string, FilterDef>> = {
   filter: filter(['arrow'], filterFn),
   reduce: filter(['arrow', 'initial'], reduce),
   sort: filter(['arrow'], sort),
-  json_encode: filter(['options'], (st, v, a) => jsonEncode(st, v, toInt(a[0] ?? 0))),
+  json_encode: filter(['flags', 'depth'], (st, v, a) => jsonEncode(st, v, toInt(a[0] ?? 0))),
 };

@@ -18,15 +18,14 @@ const hex2 = (c: number): string => c.toString(16).toUpperCase().padStart(2, '0'
 
 /**
  * Escapes text for a YAML scalar. Mode 0: inside "double quotes" (backslash escapes, control
- * characters as \xHH). Mode 1: inside 'single quotes' (quote doubled; each line break written
+ * characters as \xHH). Mode 1: inside 'single quotes' (quote doubled; each LF written
  * as a blank line, because YAML folds a single line break inside a flow scalar into a space).
  */
 export function yamlEscape(v: Value, mode: number): string {
   const s = castString(v);
   if (mode === 1) {
-    return s
-      .replace(/'/g, "''")
-      .replace(/\r\n|\r|\n/g, (m) => (m === '\n' ? '\n\n' : m === '\r' ? '\r\r' : '\n\n'));
+    // exactly the platform's str_replace: CR and other characters stay as they are
+    return s.replace(/'/g, "''").replace(/\n/g, '\n\n');
   }
   let out = '';
   for (let i = 0; i < s.length; i++) {
@@ -38,11 +37,6 @@ export function yamlEscape(v: Value, mode: number): string {
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
     else if (c < 0x20 || c === 0x7f) out += `\\x${hex2(c)}`;
-    else if (c === 0x85) out += '\\N';
-    else if (c === 0xa0) out += '\\_';
-    else if (c === 0x2028) out += '\\L';
-    else if (c === 0x2029) out += '\\P';
-    else if (c === 0xfeff) out += '\\uFEFF';
     else out += ch;
   }
   return out;

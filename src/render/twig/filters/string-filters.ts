@@ -44,13 +44,37 @@ export function phpTrim(
   return a === 0 && b === chars.length ? s : chars.slice(a, b).join('');
 }
 
+const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
+const CASE_IGNORABLE =
+  /[\p{Mn}\p{Me}\p{Cf}\p{Lm}\p{Sk}'.:\u00B7\u0387\u05F4\u2018\u2019\u2024\u2027\uFE13\uFE52\uFE55\uFF07\uFF0E\uFF1A\u00AD]/u;
+/** Characters whose title case differs from their upper case (Unicode digraphs). */
+const TITLE: Readonly<Record<string, string>> = {
+  Ǆ: 'ǅ',
+  ǅ: 'ǅ',
+  ǆ: 'ǅ',
+  Ǉ: 'ǈ',
+  ǈ: 'ǈ',
+  ǉ: 'ǈ',
+  Ǌ: 'ǋ',
+  ǋ: 'ǋ',
+  ǌ: 'ǋ',
+  Ǳ: 'ǲ',
+  ǲ: 'ǲ',
+  ǳ: 'ǲ',
+};
+
+/** mb_convert_case(MB_CASE_TITLE): a cased letter after a non-cased, non-ignorable character starts a word. */
 function titleCase(s: string): string {
   let out = '';
   let inWord = false;
   for (const ch of s) {
-    const isWordChar: boolean = /[\p{L}\p{M}'\u2019]/u.test(ch) && !(ch === "'" && !inWord);
-    out += inWord ? ch.toLowerCase() : ch.toUpperCase();
-    inWord = isWordChar;
+    if (CASED.test(ch)) {
+      out += inWord ? ch.toLowerCase() : (TITLE[ch] ?? ch.toUpperCase());
+      inWord = true;
+    } else {
+      out += ch.toLowerCase();
+      if (!CASE_IGNORABLE.test(ch)) inWord = false;
+    }
   }
   return out;
 }

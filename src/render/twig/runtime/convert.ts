@@ -15,7 +15,8 @@ export function toStr(v: Value): string {
       return v ? '1' : '';
     default:
       if (v === null) return '';
-      if (v instanceof PhpArray) return 'Array';
+      // PHP prints "Array" with an "Array to string conversion" warning; a warning fails the render
+      if (v instanceof PhpArray) return fail('Array to string conversion');
       if (v instanceof TwigObject && 'toTwigString' in v && typeof v.toTwigString === 'function') {
         return String(v.toTwigString());
       }
@@ -85,8 +86,8 @@ export function toArith(v: Value, other: Value, op: string, left: boolean): numb
       return v ? 1 : 0;
     case 'string': {
       if (NUMERIC.test(v)) return parseNumeric(v);
-      const n = leadingNumber(v);
-      if (n !== undefined) return n;
+      // "12abc" works in PHP but with "A non-numeric value encountered": a warning fails the render
+      if (leadingNumber(v) !== undefined) return fail('A non-numeric value encountered');
       break;
     }
     default:

@@ -114,6 +114,18 @@ export function modify(base: TwigDate, text: string): TwigDate {
     return Math.floor((t + off) / 86400000) * 86400000 - off;
   };
   while (rest.length > 0) {
+    const dayOf = /^(first|last) day of (this|next|last|previous) month\s*/.exec(rest);
+    if (dayOf) {
+      const off = offsetMinutes(ms, base.tz) * 60000;
+      const d = new Date(ms + off);
+      const shift = dayOf[2] === 'next' ? 1 : dayOf[2] === 'this' ? 0 : -1;
+      const month = d.getUTCMonth() + shift + (dayOf[1] === 'last' ? 1 : 0);
+      const day = dayOf[1] === 'first' ? 1 : 0;
+      ms =
+        Date.UTC(d.getUTCFullYear(), month, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) - off;
+      rest = rest.slice(dayOf[0].length);
+      continue;
+    }
     const word = /^(now|today|midnight|tomorrow|yesterday|noon)\b\s*/.exec(rest);
     const rel = word
       ? null
@@ -152,10 +164,11 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
       : checkTimezone(toStr(timezone));
   if (v instanceof TwigDate) return keepTz ? v : new TwigDate(v.ms, tz);
   if (v === null || v === undefined) return new TwigDate(st.now, tz);
-  if (typeof v === 'number' || (typeof v === 'string' && /^-?\d+$/.test(v))) {
-    return new TwigDate(Math.trunc(Number(v)) * 1000, tz);
+  if ((typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v))) {
+    return new TwigDate(Number(v) * 1000, tz);
   }
-  if (typeof v === 'number') return new TwigDate(Math.trunc(v) * 1000, tz);
+  // PHP hands "1700000000.5" to DateTime's parser, which reads it as something else entirely
+  if (typeof v === 'number') return fail(`Failed to parse time string (${toStr(v)})`);
   const s = toStr(v).trim();
   if (s === '' || /^now$/i.test(s)) return new TwigDate(st.now, tz);
   const at = /^@(-?\d+(?:\.\d+)?)$/.exec(s);

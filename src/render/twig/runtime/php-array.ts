@@ -30,7 +30,8 @@ export function fromJson(x: unknown): Value {
     case 'boolean':
       return x;
     case 'number':
-      return Object.is(x, -0) ? 0 : x;
+      // JSON.parse gives -0 only for "-0"/"-0.0"; PHP keeps -0.0 as a float that prints "-0"
+      return x;
     case 'object':
       if (x === null) return null;
       if (x instanceof TwigObject) return x as Value;
