@@ -5,6 +5,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
+import { adminDirectoryRoutes } from './routes/admin-directory.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
 import { templateRoutes } from './routes/templates.js';
@@ -17,6 +18,7 @@ export function createApp(deps: Deps): Koa<HeraldState> {
   healthRoutes(router, deps);
   intimacyRoutes(router, deps);
   adminBotRoutes(router, deps);
+  adminDirectoryRoutes(router, deps);
   templateRoutes(router, deps);
 
   app.use(requestContext(deps.log));
