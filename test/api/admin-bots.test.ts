@@ -36,7 +36,8 @@ describe('POST /admin/api/bot/create', () => {
     expect(bot).toMatchObject({ name: '小助手', enabled: true, default_score: 50, default_img_id: 'a' });
     expect(bot.id).toMatch(/^\d+$/);
     expect(token).toMatch(new RegExp(`^hrb_${bot.id}\\.[A-Za-z0-9_-]{43}$`));
-    expect(JSON.stringify(bot)).not.toContain('token');
+    expect(JSON.stringify(bot)).not.toContain(token);
+    expect(JSON.stringify(bot)).not.toContain('token_hash');
     const stored = await app.res.store.bots.getWithTokenHash(bot.id);
     expect(stored?.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     const user = await app.res.store.users.get(bot.user_id);

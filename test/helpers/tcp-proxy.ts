@@ -37,19 +37,20 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const cut = (): void => {
+    down = true;
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+  };
   return {
     port,
-    cut() {
-      down = true;
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-    },
+    cut,
     restore() {
       down = false;
     },
     close() {
-      this.cut();
-      return new Promise((resolve) => server.close(() => resolve()));
+      cut();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
