@@ -1,10 +1,11 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from './config/index.js';
 import type { Deps } from './domain/deps.js';
+import { openPipeRuntime, type PipeDeps, type PipeRuntime } from './domain/pipes/runtime.js';
 import type { Logger } from './log/logger.js';
 import { openStore } from './store/index.js';
 
-export interface Resources extends Deps {
+export interface Resources extends PipeDeps {
   /** Closes every connection; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -52,15 +53,23 @@ export async function openResources(
     redis.disconnect();
     throw err;
   }
+  const deps: Deps = { config, log, store, redis, now: () => Date.now() };
+  let pipeRuntime: PipeRuntime;
+  try {
+    // Pipe queue producer and the pipe/channel caches with their pub/sub subscriptions.
+    pipeRuntime = await openPipeRuntime(deps);
+  } catch (err) {
+    await store.close();
+    redis.disconnect();
+    throw err;
+  }
   let closing: Promise<void> | undefined;
   return {
-    config,
-    log,
-    store,
-    redis,
-    now: () => Date.now(),
+    ...deps,
+    pipeRuntime,
     close() {
       closing ??= (async () => {
+        await pipeRuntime.close();
         await store.close();
         await redis.quit().catch(() => redis.disconnect());
       })();

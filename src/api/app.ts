@@ -1,27 +1,33 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Deps } from '../domain/deps.js';
+import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
+import { adminPipeRoutes } from './routes/admin-pipes.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
+import { pipeDoor, pipeMessageRoutes } from './routes/pipe-messages.js';
 import { templateRoutes } from './routes/templates.js';
 import type { HeraldState } from './state.js';
 
 /** The HTTP API as a Koa app; `app.callback()` serves it (bin/web listens, tests drive it). */
-export function createApp(deps: Deps): Koa<HeraldState> {
+export function createApp(deps: PipeDeps): Koa<HeraldState> {
   const app = new Koa<HeraldState>();
   const router = new Router<HeraldState>();
   healthRoutes(router, deps);
   intimacyRoutes(router, deps);
   adminBotRoutes(router, deps);
+  adminPipeRoutes(router, deps);
+  pipeMessageRoutes(router, deps);
   adminDirectoryRoutes(router, deps);
   templateRoutes(router, deps);
 
   app.use(requestContext(deps.log));
+  // Pipe token and budget before the body is read: 401 and 429 cost no body parse.
+  app.use(pipeDoor(deps));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(router.routes());
   app.use(notFound(router));

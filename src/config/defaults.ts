@@ -25,3 +25,7 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 export const DEFAULT_BOT_RATE_BURST = 120;
 /** Bot REST budget per bot: refill rate (requests per second). */
 export const DEFAULT_BOT_RATE_PER_SECOND = 60;
+/** Inbound pipe budget per pipe when the pipe sets none: burst (messages; a CI run's burst fits). */
+export const DEFAULT_PIPE_RATE_BURST = 60;
+/** Inbound pipe budget per pipe when the pipe sets none: refill (messages per second). */
+export const DEFAULT_PIPE_RATE_PER_SECOND = 2;

@@ -17,6 +17,9 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly botRateBurst: number;
   readonly botRatePerSecond: number;
+  /** Default inbound pipe budget per pipe: burst (messages) and refill (messages per second). */
+  readonly pipeRateBurst: number;
+  readonly pipeRatePerSecond: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -102,5 +105,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', D.DEFAULT_SHUTDOWN_TIMEOUT_MS, 0, 600_000),
     botRateBurst: int(env, 'BOT_RATE_BURST', D.DEFAULT_BOT_RATE_BURST, 1, 1_000_000),
     botRatePerSecond: int(env, 'BOT_RATE_PER_SECOND', D.DEFAULT_BOT_RATE_PER_SECOND, 1, 1_000_000),
+    pipeRateBurst: int(env, 'PIPE_RATE_BURST', D.DEFAULT_PIPE_RATE_BURST, 1, 1_000_000),
+    pipeRatePerSecond: int(env, 'PIPE_RATE_PER_SECOND', D.DEFAULT_PIPE_RATE_PER_SECOND, 1, 1_000_000),
   };
 }

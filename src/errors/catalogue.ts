@@ -117,6 +117,19 @@ export const CATALOGUE = {
 
   // 409, 413, 415
   CONFLICT: def(40900, 409, '请求冲突：{detail}', 'Conflict: {detail}'),
+  // 40910-40919: inbound pipes.
+  IDEMPOTENCY_KEY_REUSED: def(
+    40910,
+    409,
+    '该 Idempotency-Key 已用于另一个请求体',
+    'This Idempotency-Key was already used with a different body',
+  ),
+  IDEMPOTENCY_KEY_IN_PROGRESS: def(
+    40911,
+    409,
+    '使用该 Idempotency-Key 的请求正在处理中，请稍后重试',
+    'A request with this Idempotency-Key is being processed; retry shortly',
+  ),
   // 40902-40909: platform directory (issue 5).
   MEMBER_EXISTS: def(
     40902,

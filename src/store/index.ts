@@ -7,6 +7,8 @@ import { createGuildStore } from './guilds.js';
 import { createIntimacyStore } from './intimacy.js';
 import { createMemberStore } from './members.js';
 import { defineModels } from './models.js';
+import { definePipeModels } from './pipe-model.js';
+import { createPipeStore } from './pipes.js';
 import { defineTemplateModels } from './template-model.js';
 import { createTemplateStore } from './templates.js';
 import { createUserStore } from './users.js';
@@ -34,6 +36,14 @@ export { newNumericId } from './ids.js';
 export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
 export { MAX_USER_GUILDS, MEMBER_SORT_FIELDS, type MemberChanges, type MemberStore } from './members.js';
 export type { Page, PageRequest } from './paging.js';
+export {
+  type NewPipe,
+  PIPE_SORT_FIELDS,
+  type PipeChanges,
+  type PipeRateLimit,
+  type PipeRecord,
+  type PipeStore,
+} from './pipes.js';
 export type { BotRecord, ImageRef, IntimacyRecord, UserRecord } from './records.js';
 export type { UserChanges, UserStore } from './users.js';
 export {
@@ -61,6 +71,7 @@ export interface Store {
   readonly bots: ReturnType<typeof createBotStore>;
   readonly users: ReturnType<typeof createUserStore>;
   readonly intimacy: ReturnType<typeof createIntimacyStore>;
+  readonly pipes: ReturnType<typeof createPipeStore>;
   readonly guilds: ReturnType<typeof createGuildStore>;
   readonly channels: ReturnType<typeof createChannelStore>;
   readonly members: ReturnType<typeof createMemberStore>;
@@ -85,7 +96,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
   });
   await conn.asPromise();
   // Each feature's schemas live in its own file; add them to this spread.
-  const models = { ...defineModels(conn), ...defineDirectoryModels(conn), ...defineTemplateModels(conn) };
+  const models = { ...defineModels(conn), ...defineDirectoryModels(conn), ...defineTemplateModels(conn), ...definePipeModels(conn) };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
   let closed: Promise<void> | undefined;
   const admin = guarded({
@@ -101,6 +112,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     bots: guarded(createBotStore(models)),
     users: guarded(createUserStore(models)),
     intimacy: guarded(createIntimacyStore(models)),
+    pipes: guarded(createPipeStore(models)),
     guilds: guarded(createGuildStore(models)),
     channels: guarded(createChannelStore(models)),
     members: guarded(createMemberStore(models)),

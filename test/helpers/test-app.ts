@@ -47,8 +47,13 @@ export const uniqueName = (name: string): string =>
 export async function startTestApp(
   name: string,
   env: Readonly<Record<string, string>> = {},
+  options: {
+    /** A second web process of `sharedWith`: same database and Redis prefix; its close() drops neither. */
+    readonly sharedWith?: TestApp;
+  } = {},
 ): Promise<TestApp> {
-  const unique = uniqueName(name);
+  const shared = options.sharedWith;
+  const unique = shared ? shared.config.redisPrefix.replace(/^herald-test-/, '') : uniqueName(name);
   const config = loadConfig(process.env, {
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: 'debug',
@@ -98,8 +103,10 @@ export async function startTestApp(
     },
     async close() {
       await running.close(0);
-      await res.store.dropDatabase().catch(() => {});
-      await deleteRedisPrefix(res, config.redisPrefix).catch(() => {});
+      if (!shared) {
+        await res.store.dropDatabase().catch(() => {});
+        await deleteRedisPrefix(res, config.redisPrefix).catch(() => {});
+      }
       await res.close();
     },
   };

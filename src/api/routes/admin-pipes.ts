@@ -1,0 +1,131 @@
+import type Router from '@koa/router';
+import {
+  createPipe,
+  deletePipe,
+  getPipe,
+  listPipes,
+  type PipeInput,
+  pipeView,
+  rotatePipeToken,
+  updatePipe,
+} from '../../domain/pipes/pipes.js';
+import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import type { PipeRateLimit } from '../../store/index.js';
+import { requireAdmin } from '../auth.js';
+import { pageMeta, parsePage } from '../paging.js';
+import { reply } from '../reply.js';
+import type { HeraldState } from '../state.js';
+import { compileValidator, idSchema } from '../validation.js';
+
+/** Largest per-pipe budget an operator may set (burst in messages, refill per second). */
+export const MAX_PIPE_RATE = 1_000_000;
+/** Slowest refill an operator may set, in messages per second (one per 100 s). */
+export const MIN_PIPE_REFILL = 0.01;
+
+const rateLimitSchema = {
+  type: ['object', 'null'],
+  properties: {
+    capacity: { type: 'integer', minimum: 1, maximum: MAX_PIPE_RATE },
+    per_second: { type: 'number', minimum: MIN_PIPE_REFILL, maximum: MAX_PIPE_RATE },
+  },
+  required: ['capacity', 'per_second'],
+} as const;
+
+const pipeFields = {
+  title: { type: 'string', minLength: 1, maxLength: 64 },
+  channel_id: idSchema,
+  template_id: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
+  enabled: { type: 'boolean' },
+  rate_limit: rateLimitSchema,
+} as const;
+
+interface PipeBody {
+  title?: string;
+  channel_id?: string;
+  template_id?: string | null;
+  enabled?: boolean;
+  rate_limit?: PipeRateLimit | null;
+}
+
+const createBody = compileValidator<PipeBody & { bot_id: string; title: string; channel_id: string }>({
+  type: 'object',
+  properties: { bot_id: idSchema, ...pipeFields },
+  required: ['bot_id', 'title', 'channel_id'],
+});
+const updateBody = compileValidator<PipeBody & { id: string }>({
+  type: 'object',
+  properties: { id: idSchema, ...pipeFields },
+  required: ['id'],
+});
+const idInput = compileValidator<{ id: string }>({
+  type: 'object',
+  properties: { id: idSchema },
+  required: ['id'],
+});
+const listFilter = compileValidator<{ bot_id?: string }>({
+  type: 'object',
+  properties: { bot_id: idSchema },
+});
+
+/** Copies only known fields, so unknown body fields never travel further. */
+const pipeInput = (b: PipeBody): PipeInput => ({
+  title: b.title,
+  channel_id: b.channel_id,
+  template_id: b.template_id,
+  enabled: b.enabled,
+  rate_limit:
+    b.rate_limit === undefined || b.rate_limit === null
+      ? b.rate_limit
+      : { capacity: b.rate_limit.capacity, per_second: b.rate_limit.per_second },
+});
+
+/** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */
+export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
+  const admin = requireAdmin(deps);
+
+  router.post('/admin/api/pipe/create', admin, async (ctx) => {
+    const body = createBody(ctx.request.body);
+    const input = pipeInput(body);
+    reply(
+      ctx,
+      await createPipe(deps, {
+        ...input,
+        bot_id: body.bot_id,
+        title: body.title,
+        channel_id: body.channel_id,
+      }),
+    );
+  });
+
+  router.post('/admin/api/pipe/update', admin, async (ctx) => {
+    const body = updateBody(ctx.request.body);
+    reply(ctx, { pipe: pipeView(deps, await updatePipe(deps, body.id, pipeInput(body))) });
+  });
+
+  router.post('/admin/api/pipe/rotate-token', admin, async (ctx) => {
+    const { id } = idInput(ctx.request.body);
+    reply(ctx, await rotatePipeToken(deps, id));
+  });
+
+  router.post('/admin/api/pipe/delete', admin, async (ctx) => {
+    const { id } = idInput(ctx.request.body);
+    await deletePipe(deps, id);
+    reply(ctx, {});
+  });
+
+  router.get('/admin/api/pipe/view', admin, async (ctx) => {
+    const { id } = idInput(ctx.query);
+    reply(ctx, { pipe: pipeView(deps, await getPipe(deps, id)) });
+  });
+
+  router.get('/admin/api/pipe/list', admin, async (ctx) => {
+    const { bot_id } = listFilter(ctx.query);
+    const { request, sortEcho } = parsePage(ctx.query, ['id', 'title', 'created_at', 'updated_at'], 'id');
+    const page = await listPipes(deps, request, bot_id === undefined ? {} : { bot_id });
+    reply(ctx, {
+      items: page.items.map((p) => pipeView(deps, p)),
+      meta: pageMeta(request, page.total),
+      sort: sortEcho,
+    });
+  });
+}

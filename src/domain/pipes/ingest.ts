@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { HeraldError, ValidationError } from '../../errors/index.js';
+import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { type BucketResult, takeTokens } from '../../ratelimit/token-bucket.js';
+import { isTextChannel } from '../directory/index.js';
+import {
+  acceptClaim,
+  claimIdempotencyKey,
+  idempotencyRedisKey,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  releaseClaim,
+  sha256Hex,
+} from './idempotency.js';
+import { type CachedPipe, resolvePipeToken } from './pipe-cache.js';
+import type { PipeDeps } from './runtime.js';
+
+/*
+ * The hot path of send-pipemsg: token -> pipe from the in-process cache, the pipe's budget
+ * (one Redis call), then the message stored as a BullMQ job (one Redis call), plus one claim
+ * and one confirmation when the sender gives an Idempotency-Key. No database read: the pipe
+ * cache holds what the job needs, and a target_id other than the pipe's channel is checked
+ * against the channel cache.
+ */
+
+/** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
+export const PIPE_BUCKET = 'message/send-pipemsg';
+
+/** The pipe a token opens; 401 for any token that opens none. */
+export function authenticatePipe(deps: PipeDeps, token: string): Promise<CachedPipe> {
+  return resolvePipeToken(deps.pipeRuntime.pipes, token);
+}
+
+/** Takes one message from the pipe's budget (shared by every web process through Redis). */
+export function takePipeBudget(deps: PipeDeps, pipe: CachedPipe, bucket = 'send'): Promise<BucketResult> {
+  return takeTokens(deps.redis, `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`, pipe.rate_limit);
+}
+
+export interface PipeMessageRequest {
+  readonly type: 9 | 10 | null;
+  readonly target_id: string | null;
+  readonly quote: string | null;
+  readonly nonce: string | null;
+  readonly temp_target_id: string | null;
+  /** The parsed JSON body (an object or an array). */
+  readonly body: unknown;
+  /** The body as received, for the idempotency hash. */
+  readonly rawBody: string;
+  readonly idempotencyKey: string | null;
+}
+
+/** The answer data of send-pipemsg, as the platform's message/create answers. */
+export interface PipeMessageAccepted {
+  readonly msg_id: string;
+  readonly msg_timestamp: number;
+  readonly nonce: string;
+  readonly not_permissions_mention: string[];
+}
+
+/** Without a template the body is `{"content": "<non-empty text>"}`; answers the text. */
+function contentOf(body: unknown): string {
+  const content =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>).content
+      : undefined;
+  if (content === undefined) {
+    throw new ValidationError('content', { 'zh-CN': '为必填项', 'en-US': 'is required' });
+  }
+  if (typeof content !== 'string') {
+    throw new ValidationError('content', { 'zh-CN': '必须是字符串', 'en-US': 'must be a string' });
+  }
+  if (content.trim() === '') {
+    throw new ValidationError('content', { 'zh-CN': '不能为空', 'en-US': 'must not be empty' });
+  }
+  return content;
+}
+
+/** target_id, when given, is a text channel of the pipe's server; answers the channel to use. */
+async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string | null): Promise<string> {
+  if (targetId === null || targetId === pipe.channel_id) return pipe.channel_id;
+  const channel = await deps.pipeRuntime.channels.get(targetId);
+  if (!channel || !isTextChannel(channel) || channel.guild_id !== pipe.guild_id) {
+    throw new ValidationError('target_id', {
+      'zh-CN': '必须是管道所在服务器中的文字频道',
+      'en-US': "must be a text channel in the pipe's server",
+    });
+  }
+  return channel.id;
+}
+
+/** Idempotency-Key: 1 to 255 visible ASCII characters. */
+export function checkIdempotencyKey(key: string): string {
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ValidationError('Idempotency-Key', {
+      'zh-CN': `必须是 1 到 ${MAX_IDEMPOTENCY_KEY_LENGTH} 个可见 ASCII 字符`,
+      'en-US': `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`,
+    });
+  }
+  return key;
+}
+
+/**
+ * Validates the message and stores it as a job on the pipe queue under its msg_id. Answers
+ * only once the job is in Redis; if Redis fails, nothing is accepted (503) and an idempotency
+ * claim made for it is released.
+ */
+export async function acceptPipeMessage(
+  deps: PipeDeps,
+  pipe: CachedPipe,
+  req: PipeMessageRequest,
+): Promise<PipeMessageAccepted> {
+  const input = pipe.template_id === null ? contentOf(req.body) : req.body;
+  const channelId = await targetChannel(deps, pipe, req.target_id);
+  const job: PipeJob = {
+    msg_id: randomUUID(),
+    pipe_id: pipe.id,
+    bot_id: pipe.bot_id,
+    channel_id: channelId,
+    guild_id: pipe.guild_id,
+    template_id: pipe.template_id,
+    type: req.type,
+    quote: req.quote,
+    nonce: req.nonce ?? '',
+    temp_target_id: req.temp_target_id,
+    input,
+    accepted_at: deps.now(),
+  };
+  if (req.idempotencyKey === null) {
+    await enqueue(deps, job);
+    return answer(job.msg_id, job.accepted_at, job.nonce);
+  }
+
+  const redisKey = idempotencyRedisKey(deps.config.redisPrefix, pipe.id, req.idempotencyKey);
+  const claim = await claimIdempotencyKey(deps.redis, {
+    redisKey,
+    bodyHash: sha256Hex(req.rawBody),
+    msgId: job.msg_id,
+    acceptedAt: job.accepted_at,
+    nonce: job.nonce,
+    jobKeyPrefix: pipeJobKey(deps.config.redisPrefix, ''),
+  });
+  if (claim.outcome === 'conflict') throw new HeraldError('IDEMPOTENCY_KEY_REUSED');
+  if (claim.outcome === 'in_progress') throw new HeraldError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  if (claim.outcome === 'duplicate') return answer(claim.msgId, claim.acceptedAt, claim.nonce);
+  try {
+    await enqueue(deps, job);
+  } catch (err) {
+    await releaseClaim(deps.redis, redisKey, job.msg_id);
+    throw err;
+  }
+  // The message is stored: it is accepted even if the confirmation fails (a retry finds the job
+  // and confirms the claim then).
+  await acceptClaim(deps.redis, redisKey, job.msg_id).catch((err: unknown) =>
+    deps.log.warn('idempotency claim not confirmed', {
+      pipe_id: pipe.id,
+      msg_id: job.msg_id,
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
+  return answer(job.msg_id, job.accepted_at, job.nonce);
+}
+
+const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted => ({
+  msg_id: msgId,
+  msg_timestamp: at,
+  nonce,
+  not_permissions_mention: [],
+});
+
+async function enqueue(deps: PipeDeps, job: PipeJob): Promise<void> {
+  try {
+    await deps.pipeRuntime.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}

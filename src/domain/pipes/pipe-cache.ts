@@ -1,0 +1,85 @@
+import type { Redis } from 'ioredis';
+import { HeraldError } from '../../errors/index.js';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import type { BucketLimit } from '../../ratelimit/token-bucket.js';
+import type { PipeRecord, Store } from '../../store/index.js';
+import { LiveCache } from './live-cache.js';
+import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
+
+/** Most pipes whose resolution a web process keeps (each entry is a few hundred bytes). */
+export const PIPE_CACHE_MAX_ENTRIES = 50_000;
+/** Age after which a cached pipe is re-read from the database (when it answers), in ms. */
+export const PIPE_CACHE_FRESH_MS = 60_000;
+
+/** Everything the hot path needs about a pipe, so that accepting a message reads no database. */
+export interface CachedPipe {
+  readonly id: string;
+  readonly bot_id: string;
+  readonly channel_id: string;
+  readonly guild_id: string;
+  readonly template_id: string | null;
+  readonly enabled: boolean;
+  /** Effective limit: the pipe's own or the configured default. */
+  readonly rate_limit: BucketLimit;
+  readonly token_hash: string;
+}
+
+/** Redis pub/sub channel on which every change to a pipe is announced (message: the pipe id). */
+export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-changed`;
+
+export type PipeCache = LiveCache<CachedPipe>;
+
+export function createPipeCache(
+  store: Pick<Store, 'pipes'>,
+  defaultLimit: BucketLimit,
+  now?: () => number,
+): PipeCache {
+  return new LiveCache<CachedPipe>({
+    maxEntries: PIPE_CACHE_MAX_ENTRIES,
+    freshMs: PIPE_CACHE_FRESH_MS,
+    ...(now ? { now } : {}),
+    async load(id) {
+      const found = await store.pipes.getWithTokenHash(id);
+      return found ? toCached(found.pipe, found.token_hash, defaultLimit) : null;
+    },
+  });
+}
+
+export function toCached(pipe: PipeRecord, tokenHash: string, defaultLimit: BucketLimit): CachedPipe {
+  return {
+    id: pipe.id,
+    bot_id: pipe.bot_id,
+    channel_id: pipe.channel_id,
+    guild_id: pipe.guild_id,
+    template_id: pipe.template_id,
+    enabled: pipe.enabled,
+    rate_limit: pipe.rate_limit
+      ? { capacity: pipe.rate_limit.capacity, perSecond: pipe.rate_limit.per_second }
+      : defaultLimit,
+    token_hash: tokenHash,
+  };
+}
+
+/**
+ * The enabled pipe a token opens. A malformed, unknown, stale (rotated), deleted or disabled
+ * pipe's token is 401 alike: the caller learns nothing about which. The token itself goes
+ * nowhere but into the hash.
+ */
+export async function resolvePipeToken(cache: PipeCache, token: string): Promise<CachedPipe> {
+  const id = pipeTokenOwner(token);
+  if (id === null) throw new HeraldError('INVALID_TOKEN');
+  const pipe = await cache.get(id);
+  if (!pipe || !pipeTokenMatches(token, pipe.token_hash) || !pipe.enabled) {
+    throw new HeraldError('INVALID_TOKEN');
+  }
+  return pipe;
+}
+
+/** Tells every web process (this one through its own subscription too) that a pipe changed. */
+export async function announcePipeChange(redis: Redis, prefix: string, pipeId: string): Promise<void> {
+  try {
+    await redis.publish(pipesChangedChannel(prefix), pipeId);
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}

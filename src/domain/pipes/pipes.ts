@@ -1,0 +1,177 @@
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { withRecordLock } from '../../locks/record-lock.js';
+import {
+  type BotRecord,
+  newNumericId,
+  type Page,
+  type PageRequest,
+  type PipeChanges,
+  type PipeRateLimit,
+  type PipeRecord,
+} from '../../store/index.js';
+import { getBot } from '../bots.js';
+import { getChannel, getMember, isTextChannel } from '../directory/index.js';
+import { announcePipeChange } from './pipe-cache.js';
+import { issuePipeToken } from './pipe-tokens.js';
+import type { PipeDeps } from './runtime.js';
+
+export interface PipeInput {
+  readonly title?: string;
+  readonly channel_id?: string;
+  /** null unbinds the template. */
+  readonly template_id?: string | null;
+  readonly enabled?: boolean;
+  /** null: back to the configured default. */
+  readonly rate_limit?: PipeRateLimit | null;
+}
+
+export interface NewPipeInput extends PipeInput {
+  readonly bot_id: string;
+  readonly title: string;
+  readonly channel_id: string;
+}
+
+/** A pipe as operators see it: the stored record plus the limit in force. */
+export interface PipeView extends PipeRecord {
+  readonly rate_limit_in_force: PipeRateLimit;
+}
+
+export interface IssuedPipeToken {
+  /** Shown once; only its hash is stored. */
+  readonly access_token: string;
+  /** The callback URL a sender pastes: the endpoint with the token in the query. */
+  readonly url: string;
+}
+
+export interface CreatedPipe extends IssuedPipeToken {
+  readonly pipe: PipeView;
+}
+
+export function pipeView(deps: PipeDeps, pipe: PipeRecord): PipeView {
+  const d = deps.pipeRuntime.defaultLimit;
+  return {
+    ...pipe,
+    rate_limit_in_force: pipe.rate_limit ?? { capacity: d.capacity, per_second: d.perSecond },
+  };
+}
+
+const callbackUrl = (deps: PipeDeps, token: string): string =>
+  `${deps.config.publicUrl}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(token)}`;
+
+const lockKey = (deps: PipeDeps, id: string): string => `${deps.config.redisPrefix}:lock:pipe:${id}`;
+
+/** A pipe's channel is a text channel of a guild its bot has joined; answers the guild id. */
+async function checkChannel(deps: PipeDeps, bot: BotRecord, channelId: string): Promise<string> {
+  const channel = await getChannel(deps, channelId);
+  if (!channel || !isTextChannel(channel)) {
+    throw new ValidationError('channel_id', {
+      'zh-CN': '必须是一个文字频道',
+      'en-US': 'must be a text channel',
+    });
+  }
+  if (!(await getMember(deps, channel.guild_id, bot.user_id))) {
+    throw new ValidationError('channel_id', {
+      'zh-CN': '频道所在的服务器机器人尚未加入',
+      'en-US': "must be in a server the pipe's bot has joined",
+    });
+  }
+  return channel.guild_id;
+}
+
+/** A pipe's template belongs to the pipe's bot (and is not deleted). */
+async function checkTemplate(deps: PipeDeps, bot: BotRecord, templateId: string): Promise<void> {
+  if (!(await deps.store.templates.get(bot, templateId))) {
+    throw new ValidationError('template_id', {
+      'zh-CN': '必须是该机器人的模板',
+      'en-US': "must be a template of the pipe's bot",
+    });
+  }
+}
+
+export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<CreatedPipe> {
+  const bot = await getBot(deps, input.bot_id);
+  const guildId = await checkChannel(deps, bot, input.channel_id);
+  const templateId = input.template_id ?? null;
+  if (templateId !== null) await checkTemplate(deps, bot, templateId);
+  const id = newNumericId();
+  const { token, hash } = issuePipeToken(id);
+  const pipe = await deps.store.pipes.create({
+    id,
+    bot_id: bot.id,
+    title: input.title,
+    channel_id: input.channel_id,
+    guild_id: guildId,
+    template_id: templateId,
+    rate_limit: input.rate_limit ?? null,
+    token_hash: hash,
+    now: deps.now(),
+  });
+  // A process that was asked for this id before it existed may hold "no such pipe".
+  deps.pipeRuntime.pipes.invalidate(id);
+  await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+  return { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
+}
+
+export async function getPipe(deps: PipeDeps, id: string): Promise<PipeRecord> {
+  const pipe = await deps.store.pipes.get(id);
+  if (!pipe) throw new NotFoundError('pipe');
+  return pipe;
+}
+
+/**
+ * Changes a pipe under its record lock (FerretDB v1 updates are not atomic), then drops it from
+ * every web process's cache before answering.
+ */
+export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): Promise<PipeRecord> {
+  return withRecordLock(deps.redis, lockKey(deps, id), async () => {
+    const current = await getPipe(deps, id);
+    const changes: { -readonly [K in keyof PipeChanges]: PipeChanges[K] } = {
+      title: input.title,
+      enabled: input.enabled,
+      rate_limit: input.rate_limit,
+    };
+    if (input.channel_id !== undefined || input.template_id !== undefined) {
+      const bot = await getBot(deps, current.bot_id);
+      if (input.channel_id !== undefined) {
+        changes.channel_id = input.channel_id;
+        changes.guild_id = await checkChannel(deps, bot, input.channel_id);
+      }
+      if (input.template_id !== undefined) {
+        if (input.template_id !== null) await checkTemplate(deps, bot, input.template_id);
+        changes.template_id = input.template_id;
+      }
+    }
+    const updated = await deps.store.pipes.update(id, changes, deps.now());
+    if (!updated) throw new NotFoundError('pipe');
+    deps.pipeRuntime.pipes.invalidate(id);
+    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+    return updated;
+  });
+}
+
+/** Issues a new token; the old one stops working in every web process before this returns. */
+export async function rotatePipeToken(deps: PipeDeps, id: string): Promise<IssuedPipeToken> {
+  return withRecordLock(deps.redis, lockKey(deps, id), async () => {
+    const { token, hash } = issuePipeToken(id);
+    if (!(await deps.store.pipes.setTokenHash(id, hash, deps.now()))) throw new NotFoundError('pipe');
+    deps.pipeRuntime.pipes.invalidate(id);
+    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+    return { access_token: token, url: callbackUrl(deps, token) };
+  });
+}
+
+export async function deletePipe(deps: PipeDeps, id: string): Promise<void> {
+  await withRecordLock(deps.redis, lockKey(deps, id), async () => {
+    if (!(await deps.store.pipes.delete(id))) throw new NotFoundError('pipe');
+    deps.pipeRuntime.pipes.invalidate(id);
+    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+  });
+}
+
+export function listPipes(
+  deps: PipeDeps,
+  page: PageRequest,
+  filter: { readonly bot_id?: string } = {},
+): Promise<Page<PipeRecord>> {
+  return deps.store.pipes.list(page, filter);
+}

@@ -1,0 +1,119 @@
+import { Redis } from 'ioredis';
+import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
+import type { BucketLimit } from '../../ratelimit/token-bucket.js';
+import type { ChannelRecord } from '../../store/index.js';
+import type { Deps } from '../deps.js';
+import { getChannel, subscribeDirectoryChanges } from '../directory/index.js';
+import { LiveCache } from './live-cache.js';
+import { createPipeCache, type PipeCache, pipesChangedChannel } from './pipe-cache.js';
+
+/** Most channels a web process keeps for target_id checks. */
+export const CHANNEL_CACHE_MAX_ENTRIES = 20_000;
+/** Age after which a cached channel is re-read from the database (when it answers), in ms. */
+export const CHANNEL_CACHE_FRESH_MS = 60_000;
+
+/**
+ * What the pipe endpoints need beyond Deps, one per process: the producer queue, the
+ * token -> pipe cache and the channel cache, each cache kept current by Redis pub/sub.
+ */
+export interface PipeRuntime {
+  readonly queue: PipeQueue;
+  readonly pipes: PipeCache;
+  readonly channels: LiveCache<ChannelRecord>;
+  readonly defaultLimit: BucketLimit;
+  /** Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export interface PipeDeps extends Deps {
+  readonly pipeRuntime: PipeRuntime;
+}
+
+export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
+  const { config, log } = deps;
+  const defaultLimit: BucketLimit = { capacity: config.pipeRateBurst, perSecond: config.pipeRatePerSecond };
+  const pipes = createPipeCache(deps.store, defaultLimit);
+  const channels = new LiveCache<ChannelRecord>({
+    maxEntries: CHANNEL_CACHE_MAX_ENTRIES,
+    freshMs: CHANNEL_CACHE_FRESH_MS,
+    load: (id) => getChannel(deps, id),
+  });
+
+  const queue = await createPipeQueue(config);
+  const closers: Array<() => Promise<void>> = [() => queue.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
+  try {
+    closers.push(await subscribePipeChanges(deps, pipes));
+    const directory = await subscribeDirectoryChanges(
+      config.redisUrl,
+      config.redisPrefix,
+      (change) => {
+        if (change.kind === 'channel') channels.invalidate(change.id);
+        else if (change.kind === 'guild') channels.clear();
+      },
+      {
+        onResync: () => channels.clear(),
+        onError: (err) => log.debug('directory subscriber error', { error: err.message }),
+      },
+    );
+    channels.goLive();
+    closers.push(() => directory.close());
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    queue: queue.queue,
+    pipes,
+    channels,
+    defaultLimit,
+    close() {
+      closing ??= closeAll();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Keeps `cache` current from the pipes-changed channel on a dedicated connection. The cache is
+ * live only while the subscription is: when the connection drops it is cleared and bypassed
+ * (every request reads the database) until the subscription is confirmed again, so a missed
+ * notification can never leave a rotated or deleted token working.
+ */
+async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() => Promise<void>> {
+  const channel = pipesChangedChannel(deps.config.redisPrefix);
+  const sub = new Redis(deps.config.redisUrl, {
+    lazyConnect: true,
+    autoResubscribe: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: null,
+    connectTimeout: deps.config.dbTimeoutMs,
+  });
+  sub.on('error', (err: Error) => deps.log.debug('pipe subscriber error', { error: err.message }));
+  sub.on('message', (from: string, pipeId: string) => {
+    if (from === channel) cache.invalidate(pipeId);
+  });
+  sub.on('close', () => cache.goOffline());
+  const subscribe = async () => {
+    await sub.subscribe(channel);
+    cache.goLive();
+  };
+  sub.on('ready', () => {
+    if (!cache.isLive) subscribe().catch(() => sub.disconnect(true));
+  });
+  try {
+    await sub.connect();
+    if (!cache.isLive) await subscribe();
+  } catch (err) {
+    sub.disconnect();
+    throw err;
+  }
+  return async () => {
+    sub.removeAllListeners('close');
+    cache.goOffline();
+    await sub.quit().catch(() => sub.disconnect());
+  };
+}

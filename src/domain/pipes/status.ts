@@ -1,0 +1,88 @@
+import { NotFoundError } from '../../errors/index.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import type { DeliveryStatus } from '../../store/index.js';
+import type { PipeDeps } from './runtime.js';
+
+/** Who asks: a pipe (its own messages) or a bot (the messages of all its pipes). */
+export type StatusAsker = { readonly pipe_id: string } | { readonly bot_id: string };
+
+export interface PipeMessageStatus {
+  readonly msg_id: string;
+  readonly status: DeliveryStatus;
+  /** Delivery attempts made so far. */
+  readonly attempts: number;
+  /** When the message was accepted, in ms (null when only a worker's record remains). */
+  readonly msg_timestamp: number | null;
+  /** When it was sent, in ms; null until then. */
+  readonly sent_at: number | null;
+  /** While rate_limited: when the next try is due, in ms. */
+  readonly retry_at: number | null;
+  /** The last failure (or retry reason); null when none. */
+  readonly error: {
+    readonly reason: string | null;
+    readonly code: number | null;
+    readonly message: string | null;
+  } | null;
+}
+
+const owns = (asker: StatusAsker, rec: { pipe_id: string; bot_id: string }): boolean =>
+  'pipe_id' in asker ? asker.pipe_id === rec.pipe_id : asker.bot_id === rec.bot_id;
+
+/** BullMQ's job states as a delivery status, while no worker has written a record. */
+const JOB_STATE: Readonly<Record<string, DeliveryStatus>> = {
+  waiting: 'queued',
+  'waiting-children': 'queued',
+  prioritized: 'queued',
+  delayed: 'queued',
+  active: 'queued',
+  completed: 'sent',
+  failed: 'failed',
+};
+
+/**
+ * Where a pipe message stands. The workers' delivery record (collection `deliveries`, keyed by
+ * msg_id) wins; before a worker has written one, the BullMQ job's state answers. Another
+ * pipe's or bot's message is "not found", like a message that does not exist.
+ */
+export async function pipeMessageStatus(
+  deps: PipeDeps,
+  msgId: string,
+  asker: StatusAsker,
+): Promise<PipeMessageStatus> {
+  const [record, job] = await Promise.all([
+    deps.store.deliveries.get(msgId).catch(() => null),
+    deps.pipeRuntime.queue.getJob(msgId).catch((err: unknown) => {
+      throw asRedisDependencyError(err);
+    }),
+  ]);
+  const data: PipeJob | undefined = job?.data;
+  if (record) {
+    if (!owns(asker, record)) throw new NotFoundError('message');
+    const failed = record.reason !== null || record.code !== null || record.message !== null;
+    return {
+      msg_id: msgId,
+      status: record.status,
+      attempts: record.attempts,
+      msg_timestamp: data?.accepted_at ?? null,
+      sent_at: record.sent_at,
+      retry_at: record.retry_at,
+      error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
+    };
+  }
+  if (!job || !data || !owns(asker, data)) throw new NotFoundError('message');
+  const state = await job.getState().catch((err: unknown) => {
+    throw asRedisDependencyError(err);
+  });
+  const status = JOB_STATE[state];
+  if (!status) throw new NotFoundError('message');
+  return {
+    msg_id: msgId,
+    status,
+    attempts: job.attemptsMade,
+    msg_timestamp: data.accepted_at,
+    sent_at: status === 'sent' ? (job.finishedOn ?? null) : null,
+    retry_at: null,
+    error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
+  };
+}

@@ -1,0 +1,104 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Config } from '../config/index.js';
+
+/** The one queue of pipe messages: web processes add, worker processes consume. */
+export const PIPE_QUEUE = 'pipe-messages';
+
+/** BullMQ job name of every job on PIPE_QUEUE. */
+export const PIPE_JOB_NAME = 'pipe-message';
+
+/**
+ * One accepted pipe message. It carries ids and the caller's input, never copies of records:
+ * the worker loads the pipe, bot, channel and template itself, so an edit made after
+ * acceptance (a template fixed, a pipe disabled) is what the worker sees.
+ */
+export interface PipeJob {
+  /** The message id answered to the sender (a UUID); also the BullMQ job id. */
+  msg_id: string;
+  pipe_id: string;
+  bot_id: string;
+  /** Target channel: the pipe's channel or the validated `target_id`. */
+  channel_id: string;
+  guild_id: string;
+  /** The pipe's template at acceptance; null: the input is the message content itself. */
+  template_id: string | null;
+  /** 9 KMarkdown, 10 card; null: the template's format, or KMarkdown without a template. */
+  type: 9 | 10 | null;
+  quote: string | null;
+  /** Echoed to the sender; '' when none was given. */
+  nonce: string;
+  temp_target_id: string | null;
+  /**
+   * With a template: the whole JSON body (object or array), the template's `data`.
+   * Without one: the `content` string.
+   */
+  input: unknown;
+  /** When the web process accepted it, in ms since the epoch (the answer's msg_timestamp). */
+  accepted_at: number;
+}
+
+/** Delivery attempts per message (the first one included) before it is marked failed. */
+export const PIPE_JOB_ATTEMPTS = 5;
+/** First retry delay in ms; BullMQ doubles it per attempt (1 s, 2 s, 4 s, 8 s). */
+export const PIPE_JOB_BACKOFF_MS = 1_000;
+/** How long a delivered job stays in Redis for status reads, in seconds (1 day). */
+export const PIPE_JOB_KEEP_COMPLETED_S = 24 * 60 * 60;
+/** At most this many delivered jobs are kept, whatever their age (bounds Redis memory). */
+export const PIPE_JOB_KEEP_COMPLETED_COUNT = 100_000;
+/** How long a failed job stays in Redis for inspection, in seconds (7 days). */
+export const PIPE_JOB_KEEP_FAILED_S = 7 * 24 * 60 * 60;
+/** At most this many failed jobs are kept, whatever their age. */
+export const PIPE_JOB_KEEP_FAILED_COUNT = 100_000;
+
+export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
+
+export interface PipeQueueHandle {
+  readonly queue: PipeQueue;
+  /** Closes the queue and its connection; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * The producer side of PIPE_QUEUE on its own connection. No offline queue and one retry per
+ * command: while Redis is away `add` fails at once (the request answers 503) instead of
+ * waiting in a client-side buffer and accepting a message that was never stored.
+ */
+export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> {
+  const connection = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: config.dbTimeoutMs,
+  });
+  // Reconnect failures are reported by the command client's listener; without one here,
+  // ioredis would print each to stderr.
+  connection.on('error', () => {});
+  await connection.connect();
+  const queue: PipeQueue = new Queue(PIPE_QUEUE, {
+    connection,
+    prefix: config.redisPrefix,
+    defaultJobOptions: {
+      attempts: PIPE_JOB_ATTEMPTS,
+      backoff: { type: 'exponential', delay: PIPE_JOB_BACKOFF_MS },
+      removeOnComplete: { age: PIPE_JOB_KEEP_COMPLETED_S, count: PIPE_JOB_KEEP_COMPLETED_COUNT },
+      removeOnFail: { age: PIPE_JOB_KEEP_FAILED_S, count: PIPE_JOB_KEEP_FAILED_COUNT },
+    },
+  });
+  queue.on('error', () => {});
+  await queue.waitUntilReady();
+  let closing: Promise<void> | undefined;
+  return {
+    queue,
+    close() {
+      closing ??= (async () => {
+        await queue.close().catch(() => {});
+        await connection.quit().catch(() => connection.disconnect());
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The Redis key BullMQ keeps a job's hash under (used to tell whether a job was stored). */
+export const pipeJobKey = (prefix: string, msgId: string): string => `${prefix}:${PIPE_QUEUE}:${msgId}`;

@@ -1,0 +1,40 @@
+import mongoose, { type Connection } from 'mongoose';
+
+/* Schema of inbound pipes, private to src/store. */
+const opts = { versionKey: false, strict: true } as const;
+
+const rateLimitSchema = new mongoose.Schema(
+  { capacity: { type: Number, required: true }, per_second: { type: Number, required: true } },
+  { _id: false },
+);
+
+const pipeSchema = new mongoose.Schema(
+  {
+    _id: { type: String, required: true },
+    bot_id: { type: String, required: true },
+    title: { type: String, required: true },
+    channel_id: { type: String, required: true },
+    // The channel's server, kept with the pipe so the hot path never looks it up.
+    guild_id: { type: String, required: true },
+    template_id: { type: String, default: null },
+    enabled: { type: Boolean, required: true, default: true },
+    // SHA-256 of the access token; the token itself is never stored.
+    token_hash: { type: String, required: true },
+    // null: the configured default.
+    rate_limit: { type: rateLimitSchema, default: null },
+    created_at: { type: Number, required: true },
+    updated_at: { type: Number, required: true },
+  },
+  opts,
+);
+// The back office lists a bot's pipes.
+pipeSchema.index({ bot_id: 1, created_at: 1 });
+pipeSchema.index({ created_at: 1 });
+
+export function definePipeModels(conn: Connection) {
+  return {
+    Pipe: conn.model('Pipe', pipeSchema, 'pipes'),
+  };
+}
+
+export type PipeModels = ReturnType<typeof definePipeModels>;

@@ -1,0 +1,145 @@
+import { type Page, type PageRequest, skipOf } from './paging.js';
+import type { PipeModels } from './pipe-model.js';
+
+export interface PipeRateLimit {
+  /** Burst, in messages. */
+  readonly capacity: number;
+  /** Refill, in messages per second. */
+  readonly per_second: number;
+}
+
+export interface PipeRecord {
+  readonly id: string;
+  readonly bot_id: string;
+  readonly title: string;
+  readonly channel_id: string;
+  readonly guild_id: string;
+  readonly template_id: string | null;
+  readonly enabled: boolean;
+  /** null: the configured default. */
+  readonly rate_limit: PipeRateLimit | null;
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled'> {
+  readonly token_hash: string;
+  readonly now: number;
+}
+
+export interface PipeChanges {
+  readonly title?: string;
+  readonly channel_id?: string;
+  readonly guild_id?: string;
+  readonly template_id?: string | null;
+  readonly enabled?: boolean;
+  readonly rate_limit?: PipeRateLimit | null;
+}
+
+/** Sortable fields of the pipe list, as the API names them, mapped to stored fields. */
+export const PIPE_SORT_FIELDS: Readonly<Record<string, string>> = {
+  id: '_id',
+  title: 'title',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+};
+
+interface PipeDoc {
+  _id: string;
+  bot_id: string;
+  title: string;
+  channel_id: string;
+  guild_id: string;
+  template_id?: string | null;
+  enabled: boolean;
+  token_hash?: string;
+  rate_limit?: { capacity: number; per_second: number } | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const toRecord = (d: PipeDoc): PipeRecord => ({
+  id: d._id,
+  bot_id: d.bot_id,
+  title: d.title,
+  channel_id: d.channel_id,
+  guild_id: d.guild_id,
+  template_id: d.template_id ?? null,
+  enabled: d.enabled,
+  rate_limit: d.rate_limit ? { capacity: d.rate_limit.capacity, per_second: d.rate_limit.per_second } : null,
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
+
+const PUBLIC_FIELDS = { token_hash: 0 } as const;
+
+/**
+ * Pipes. Writes that can race on one pipe (update, rotate, delete) are serialised by the
+ * domain with a record lock, because FerretDB v1 updates are not atomic.
+ */
+export function createPipeStore({ Pipe }: PipeModels) {
+  return {
+    async create(p: NewPipe): Promise<PipeRecord> {
+      const doc: PipeDoc = {
+        _id: p.id,
+        bot_id: p.bot_id,
+        title: p.title,
+        channel_id: p.channel_id,
+        guild_id: p.guild_id,
+        template_id: p.template_id,
+        enabled: true,
+        token_hash: p.token_hash,
+        rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
+        created_at: p.now,
+        updated_at: p.now,
+      };
+      await Pipe.collection.insertOne(doc as never);
+      return toRecord(doc);
+    },
+
+    async get(id: string): Promise<PipeRecord | null> {
+      const d = await Pipe.findById(id, PUBLIC_FIELDS).lean<PipeDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    /** The pipe with its token hash, for authentication only. */
+    async getWithTokenHash(id: string): Promise<{ pipe: PipeRecord; token_hash: string } | null> {
+      const d = await Pipe.findById(id).lean<PipeDoc>();
+      return d ? { pipe: toRecord(d), token_hash: d.token_hash ?? '' } : null;
+    },
+
+    async update(id: string, changes: PipeChanges, now: number): Promise<PipeRecord | null> {
+      const set: Record<string, unknown> = { updated_at: now };
+      for (const [k, v] of Object.entries(changes)) if (v !== undefined) set[k] = v;
+      // No projection: FerretDB v1 does not implement findAndModify's `fields`; toRecord
+      // leaves the hash out anyway.
+      const d = await Pipe.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<PipeDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    async setTokenHash(id: string, tokenHash: string, now: number): Promise<boolean> {
+      const r = await Pipe.updateOne({ _id: id }, { $set: { token_hash: tokenHash, updated_at: now } });
+      return r.matchedCount === 1;
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const r = await Pipe.deleteOne({ _id: id });
+      return r.deletedCount === 1;
+    },
+
+    /** A page of pipes, all of them or one bot's. */
+    async list(req: PageRequest, filter: { readonly bot_id?: string } = {}): Promise<Page<PipeRecord>> {
+      const field = PIPE_SORT_FIELDS[req.sort.field] ?? '_id';
+      const sort: Record<string, 1 | -1> = { [field]: req.sort.dir };
+      if (field !== '_id') sort._id = req.sort.dir;
+      const query = filter.bot_id !== undefined ? { bot_id: filter.bot_id } : {};
+      const [docs, total] = await Promise.all([
+        Pipe.find(query, PUBLIC_FIELDS).sort(sort).skip(skipOf(req)).limit(req.pageSize).lean<PipeDoc[]>(),
+        Pipe.countDocuments(query),
+      ]);
+      return { items: docs.map(toRecord), total };
+    },
+  };
+}
+
+export type PipeStore = ReturnType<typeof createPipeStore>;
