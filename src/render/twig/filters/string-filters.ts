@@ -30,11 +30,14 @@ function maskSet(mask: string): Set<string> {
   return set;
 }
 
+const DEFAULT_TRIM = /^[ \t\n\r\0\v]+|[ \t\n\r\0\v]+$/g;
+
 export function phpTrim(
   s: string,
   mask: string = PHP_TRIM,
   side: 'both' | 'left' | 'right' = 'both',
 ): string {
+  if (mask === PHP_TRIM && side === 'both') return s.replace(DEFAULT_TRIM, '');
   const set = maskSet(mask);
   const chars = codePoints(s);
   let a = 0;

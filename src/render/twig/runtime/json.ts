@@ -16,8 +16,33 @@ export const JSON_PRESERVE_ZERO_FRACTION = 1024;
 
 const MAX_DEPTH = 512;
 
-/** PHP's json_encode string escaping. */
+const NEEDS_HEX = JSON_HEX_TAG | JSON_HEX_AMP | JSON_HEX_APOS | JSON_HEX_QUOT;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+const SLASH_OR_NON_ASCII = /[/\u0080-\uffff]/g;
+const SLASH = /\//g;
+
+/**
+ * PHP's json_encode string escaping. JSON.stringify already escapes exactly like PHP (quote,
+ * backslash, \b \f \n \r \t, other controls as lowercase \u00xx); PHP additionally escapes "/"
+ * and non-ASCII unless told not to, and always U+2028/U+2029.
+ */
 export function jsonString(s: string, flags: number): string {
+  if (flags & NEEDS_HEX) return jsonStringSlow(s, flags);
+  const json = JSON.stringify(s);
+  if (flags & JSON_UNESCAPED_UNICODE) {
+    const out = flags & JSON_UNESCAPED_SLASHES ? json : json.replace(SLASH, '\\/');
+    return out.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  }
+  return json.replace(SLASH_OR_NON_ASCII, (c) =>
+    c === '/'
+      ? flags & JSON_UNESCAPED_SLASHES
+        ? '/'
+        : '\\/'
+      : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function jsonStringSlow(s: string, flags: number): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

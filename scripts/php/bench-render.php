@@ -1,0 +1,42 @@
+<?php
+// Benchmark baseline for `npm run bench:render`: PHP Twig 3.5 renders one template compiled once,
+// in a loop, timed in-process. Usage: php bench-render.php <template> <data.json> <seconds>
+// Prints one JSON line: {"renders_per_sec": float, "renders": int, "output": string}.
+declare(strict_types=1);
+
+foreach (['Twig/autoload.php', '/usr/share/php/Twig/autoload.php'] as $autoload) {
+    if (@include_once $autoload) {
+        break;
+    }
+}
+require __DIR__ . '/herald-platform.php';
+
+[$script, $templatePath, $dataPath, $seconds] = $argv + [null, null, null, '3'];
+$source = file_get_contents($templatePath);
+$data = json_decode(file_get_contents($dataPath), true, 512, JSON_THROW_ON_ERROR);
+
+$twig = new \Twig\Environment(new \Twig\Loader\ArrayLoader(['template' => $source]), [
+    'autoescape' => false,
+    'strict_variables' => false,
+    'cache' => false,
+]);
+$twig->getExtension(\Twig\Extension\CoreExtension::class)->setTimezone('UTC');
+\Herald\Conformance\install($twig, []);
+$template = $twig->load('template'); // compiled once
+
+$output = $template->render(['data' => $data]);
+for ($i = 0; $i < 200; $i++) {
+    $template->render(['data' => $data]); // warm-up
+}
+$budget = (float) $seconds;
+$renders = 0;
+$start = hrtime(true);
+do {
+    for ($i = 0; $i < 100; $i++) {
+        $template->render(['data' => $data]);
+    }
+    $renders += 100;
+    $elapsed = (hrtime(true) - $start) / 1e9;
+} while ($elapsed < $budget);
+
+echo json_encode(['renders_per_sec' => $renders / $elapsed, 'renders' => $renders, 'output' => $output], JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES), "\n";
