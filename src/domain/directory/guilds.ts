@@ -154,7 +154,13 @@ export async function createGuild(deps: Deps, input: NewGuildInput): Promise<Gui
   const everyone = role({ permissions: input.everyone_permissions ?? DEFAULT_EVERYONE_PERMISSIONS }, 0);
   const roles = buildRoles(input.roles ?? [], [], everyone);
   for (const field of ['default_channel_id', 'welcome_channel_id'] as const) {
-    if (input[field]) await checkGuildChannel(deps, '', field, input[field]);
+    if (input[field]) {
+      // A new guild has no channels yet: set these with guild/update once the channel exists.
+      throw new ValidationError(field, {
+        'zh-CN': '创建服务器时必须为空（先创建频道，再用 guild/update 设置）',
+        'en-US': 'must be empty at create (create the channel, then set it with guild/update)',
+      });
+    }
   }
   const fields = {
     name: input.name,
