@@ -202,7 +202,11 @@ describe('guilds', () => {
     const owner = await post('/admin/api/guild/create', { name: 'x', user_id: 'nobody' });
     expect(owner.status).toBe(400);
     expect(owner.body.message).toContain('user_id');
-    const early = await post('/admin/api/guild/create', { name: 'x', user_id: g.user_id, default_channel_id: '1' });
+    const early = await post('/admin/api/guild/create', {
+      name: 'x',
+      user_id: g.user_id,
+      default_channel_id: '1',
+    });
     expect(early.status).toBe(400);
     expect(early.body.message).toContain('default_channel_id');
     const other = await createTestGuild(app);
