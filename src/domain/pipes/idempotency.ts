@@ -36,7 +36,10 @@ function commands(redis: Redis): { claim: ClaimCommand; settle: SettleCommand } 
   const client = redis as Redis & Commands;
   if (!client[CLAIM]) redis.defineCommand(CLAIM, { numberOfKeys: 1, lua: CLAIM_LUA });
   if (!client[SETTLE]) redis.defineCommand(SETTLE, { numberOfKeys: 1, lua: SETTLE_LUA });
-  return { claim: client[CLAIM] as ClaimCommand, settle: client[SETTLE] as SettleCommand };
+  return {
+    claim: (client[CLAIM] as ClaimCommand).bind(redis),
+    settle: (client[SETTLE] as SettleCommand).bind(redis),
+  };
 }
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../errors/index.js';
+import { metricsFor } from '../../metrics/index.js';
 import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { type BucketResult, takeTokens } from '../../ratelimit/token-bucket.js';
@@ -173,4 +174,5 @@ async function enqueue(deps: PipeDeps, job: PipeJob): Promise<void> {
   } catch (err) {
     throw asRedisDependencyError(err);
   }
+  metricsFor(deps).accepted.inc();
 }
