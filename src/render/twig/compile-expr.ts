@@ -75,9 +75,26 @@ export class ExprCompiler {
     readonly source: Source,
     readonly macros: Map<string, MacroFn>,
     readonly needs: PlatformNeeds,
+    private readonly maxDepth: number,
   ) {}
 
+  private depth = 0;
+
+  /** Bounds the AST depth (long filter or operator chains nest without parser recursion). */
   compile(e: Expr): ExprFn {
+    if (++this.depth > this.maxDepth) {
+      throw new CompileFault(`Expressions nest deeper than ${this.maxDepth} levels.`, e.pos, {
+        limit: 'maxNestingDepth',
+      });
+    }
+    try {
+      return this.compileNode(e);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private compileNode(e: Expr): ExprFn {
     switch (e.k) {
       case 'const': {
         const v = e.value;

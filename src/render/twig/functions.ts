@@ -1,6 +1,7 @@
 import { isEmpty } from './filters/index.js';
 import type { FunctionDef, TestDef } from './filters/types.js';
 import { getAttribute } from './runtime/attribute.js';
+import { charge } from './runtime/budget.js';
 import { compare, identical } from './runtime/compare.js';
 import { toFloat, toInt, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
@@ -20,6 +21,7 @@ function extreme(args: readonly (Value | undefined)[], sign: 1 | -1, name: strin
     items = only.values();
     if (items.length === 0) return fail(`${name}(): Argument #1 ($value) must contain at least one element`);
   }
+  charge(items.length >> 2);
   let best = items[0]!;
   for (let i = 1; i < items.length; i++) {
     const c = compare(items[i]!, best);

@@ -11,6 +11,7 @@ import { tokenize } from './lexer.js';
 import { locate } from './locate.js';
 import { Parser } from './parser.js';
 import { noNeeds, type PlatformNeeds } from './platform-needs.js';
+import { enterBudget, leaveBudget } from './runtime/budget.js';
 import { fromJson } from './runtime/php-array.js';
 import { type RenderOptions, RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
@@ -61,7 +62,7 @@ export function compileTemplate(
   let body: (f: { vars: Map<string, Value>; st: RenderState }) => void;
   try {
     const ast = new Parser(tokenize(src.code), limits.maxNestingDepth).parse();
-    const x = new ExprCompiler(src, macros, needs);
+    const x = new ExprCompiler(src, macros, needs, limits.maxNestingDepth * 8);
     const sc = new StmtCompiler(x);
     for (const def of ast.macros.values()) macros.set(def.name, sc.compileMacro(def));
     body = sc.compileList(ast.body, false);
@@ -80,10 +81,13 @@ export function compileTemplate(
       const st = new RenderState(limits, renderOptions ?? {}, globals);
       const vars = new Map(globals);
       vars.set('data', fromJson(data));
+      const previous = enterBudget(st);
       try {
         body({ vars, st });
       } catch (err) {
         throw locate(err, src, 0);
+      } finally {
+        leaveBudget(previous);
       }
       return st.out;
     },

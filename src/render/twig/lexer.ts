@@ -31,12 +31,14 @@ enum State {
   Interpolation,
 }
 
-function rtrimAll(s: string): string {
-  return s.replace(/[ \t\n\r\0\v]+$/, '');
+// Loops, not /[...]+$/: that regex is quadratic on long runs of spaces.
+function rtrimChars(s: string, chars: string): string {
+  let end = s.length;
+  while (end > 0 && chars.includes(s[end - 1]!)) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
-function rtrimLine(s: string): string {
-  return s.replace(/[ \t\0\v]+$/, '');
-}
+const rtrimAll = (s: string): string => rtrimChars(s, ' \t\n\r\0\v');
+const rtrimLine = (s: string): string => rtrimChars(s, ' \t\0\v');
 
 function match(re: RegExp, code: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;

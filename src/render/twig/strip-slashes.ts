@@ -11,7 +11,7 @@ export function stripcslashes(s: string): string {
       continue;
     }
     const n = s[++i]!;
-    if (n in SIMPLE) {
+    if (Object.hasOwn(SIMPLE, n)) {
       out += SIMPLE[n];
     } else if (n === 'x' && /[0-9a-fA-F]/.test(s[i + 1] ?? '')) {
       let hex = s[++i]!;

@@ -56,19 +56,12 @@ export function slice(
 }
 
 function first(v: Value): Value {
-  if (v instanceof PhpArray) {
-    const k = v.keys()[0];
-    return k === undefined ? false : v.get(k)!;
-  }
+  if (v instanceof PhpArray) return v.firstValue() ?? false;
   return slice(v, 0, 1);
 }
 
 function last(v: Value): Value {
-  if (v instanceof PhpArray) {
-    const keys = v.keys();
-    const k = keys[keys.length - 1];
-    return k === undefined ? false : v.get(k)!;
-  }
+  if (v instanceof PhpArray) return v.lastValue() ?? false;
   return slice(v, -1, 1);
 }
 

@@ -1,3 +1,4 @@
+import { charge } from '../runtime/budget.js';
 import { toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
@@ -23,6 +24,7 @@ function maskSet(mask: string): Set<string> {
     if (chars[i + 1] === '.' && chars[i + 2] === '.' && chars[i + 3] !== undefined) {
       const a = chars[i]!.codePointAt(0)!;
       const b = chars[i + 3]!.codePointAt(0)!;
+      charge(b - a);
       for (let c = a; c <= b; c++) set.add(String.fromCodePoint(c));
       i += 3;
     } else set.add(chars[i]!);
@@ -30,14 +32,19 @@ function maskSet(mask: string): Set<string> {
   return set;
 }
 
-const DEFAULT_TRIM = /^[ \t\n\r\0\v]+|[ \t\n\r\0\v]+$/g;
-
 export function phpTrim(
   s: string,
   mask: string = PHP_TRIM,
   side: 'both' | 'left' | 'right' = 'both',
 ): string {
-  if (mask === PHP_TRIM && side === 'both') return s.replace(DEFAULT_TRIM, '');
+  if (mask === PHP_TRIM && side === 'both') {
+    // fast path without a /[...]+$/ regex (quadratic on long runs of spaces)
+    let a = 0;
+    let b = s.length;
+    while (a < b && PHP_TRIM.includes(s[a]!)) a++;
+    while (b > a && PHP_TRIM.includes(s[b - 1]!)) b--;
+    return a === 0 && b === s.length ? s : s.slice(a, b);
+  }
   const set = maskSet(mask);
   const chars = codePoints(s);
   let a = 0;
@@ -147,6 +154,7 @@ export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string 
   let out = '';
   let i = 0;
   outer: while (i < s.length) {
+    charge(lengths.length);
     for (const len of lengths) {
       const piece = s.substr(i, len);
       const rep = map.get(piece);

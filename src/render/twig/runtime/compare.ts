@@ -1,3 +1,4 @@
+import { charge } from './budget.js';
 import { isNumericString, parseNumeric, toBool } from './convert.js';
 import { numberToString } from './number-format.js';
 import { PhpArray } from './php-array.js';
@@ -63,6 +64,7 @@ export function compare(a: Value, b: Value, depth = 0): number {
     if (!(b instanceof PhpArray)) return 1;
     if (a.size !== b.size) return a.size < b.size ? -1 : 1;
     if (depth > 256) return 1;
+    charge(a.size >> 2);
     for (const k of a.keys()) {
       const bv = b.get(k);
       if (bv === undefined) return 1;

@@ -1,3 +1,4 @@
+import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
 import { isNumericString, toArith, toBool, toFloat, toInt, toStr } from './convert.js';
 import { fail } from './fault.js';
@@ -106,6 +107,7 @@ export function contains(value: Value, haystack: Value): boolean {
     return false;
   }
   if (!(haystack instanceof PhpArray)) return false;
+  charge(haystack.size >> 2);
   for (const item of haystack.values()) if (looseEquals(value, item)) return true;
   return false;
 }

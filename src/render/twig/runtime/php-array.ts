@@ -1,3 +1,4 @@
+import { charge } from './budget.js';
 import { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
@@ -86,6 +87,23 @@ export class PhpArray extends TwigObject {
     return this.keys().length;
   }
 
+  /** First value without building the key list (false-y callers check undefined). */
+  firstValue(): Value | undefined {
+    if (this.mode === 0) return this.items!.length > 0 ? fromJson(this.items![0]) : undefined;
+    const k = this.mode === 2 ? this.map!.keys().next().value : this.keys()[0];
+    return k === undefined ? undefined : this.get(k);
+  }
+
+  lastValue(): Value | undefined {
+    if (this.mode === 0) {
+      const items = this.items!;
+      return items.length > 0 ? fromJson(items[items.length - 1]) : undefined;
+    }
+    const keys = this.keys();
+    const k = keys[keys.length - 1];
+    return k === undefined ? undefined : this.get(k);
+  }
+
   /** The value at an already normalized key, or undefined when absent. */
   get(key: Key): Value | undefined {
     if (this.mode === 0) {
@@ -117,11 +135,13 @@ export class PhpArray extends TwigObject {
     } else {
       keys = Object.keys(this.obj!).map(normalizeStringKey);
     }
+    charge(keys.length >> 3);
     this.keyCache = keys;
     return keys;
   }
 
   values(): Value[] {
+    if (this.mode !== 1) charge(this.size >> 3);
     if (this.mode === 0) return this.items!.map(fromJson);
     if (this.mode === 2) return [...this.map!.values()];
     const obj = this.obj!;
@@ -137,6 +157,7 @@ export class PhpArray extends TwigObject {
   }
 
   forEach(fn: (value: Value, key: Key) => void): void {
+    if (this.mode !== 1) charge(this.size >> 3);
     if (this.mode === 0) {
       const items = this.items!;
       for (let i = 0; i < items.length; i++) fn(fromJson(items[i]), i);
