@@ -5,10 +5,13 @@ import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
-import { adminPipeRoutes } from './routes/admin-pipes.js';
+import { adminDeliveryRoutes } from './routes/admin-deliveries.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
+import { adminPipeRoutes } from './routes/admin-pipes.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
+import { messageRoutes } from './routes/messages.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { pipeDoor, pipeMessageRoutes } from './routes/pipe-messages.js';
 import { templateRoutes } from './routes/templates.js';
 import type { HeraldState } from './state.js';
@@ -24,6 +27,9 @@ export function createApp(deps: PipeDeps): Koa<HeraldState> {
   pipeMessageRoutes(router, deps);
   adminDirectoryRoutes(router, deps);
   templateRoutes(router, deps);
+  messageRoutes(router, deps);
+  adminDeliveryRoutes(router, deps);
+  metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));
   // Pipe token and budget before the body is read: 401 and 429 cost no body parse.

@@ -29,3 +29,12 @@ export const DEFAULT_BOT_RATE_PER_SECOND = 60;
 export const DEFAULT_PIPE_RATE_BURST = 60;
 /** Inbound pipe budget per pipe when the pipe sets none: refill (messages per second). */
 export const DEFAULT_PIPE_RATE_PER_SECOND = 2;
+
+/** Pipe messages one worker process works on at once (jobs in flight per process). */
+export const DEFAULT_WORKER_CONCURRENCY = 16;
+/** Port of the worker process's GET /metrics (Prometheus); 0 picks a free port (logged at start). */
+export const DEFAULT_METRICS_PORT = 9464;
+/** Bot message budget (pipe deliveries) when the bot sets none: burst, in tokens. */
+export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
+/** Bot message budget when the bot sets none: refill, in tokens per second. */
+export const DEFAULT_BOT_MESSAGE_PER_SECOND = 5;

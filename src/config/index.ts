@@ -20,6 +20,10 @@ export interface Config {
   /** Default inbound pipe budget per pipe: burst (messages) and refill (messages per second). */
   readonly pipeRateBurst: number;
   readonly pipeRatePerSecond: number;
+  /** Pipe messages a worker process handles at once (jobs). */
+  readonly workerConcurrency: number;
+  /** TCP port of the worker's GET /metrics; 0 = any free port. */
+  readonly metricsPort: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -107,5 +111,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     botRatePerSecond: int(env, 'BOT_RATE_PER_SECOND', D.DEFAULT_BOT_RATE_PER_SECOND, 1, 1_000_000),
     pipeRateBurst: int(env, 'PIPE_RATE_BURST', D.DEFAULT_PIPE_RATE_BURST, 1, 1_000_000),
     pipeRatePerSecond: int(env, 'PIPE_RATE_PER_SECOND', D.DEFAULT_PIPE_RATE_PER_SECOND, 1, 1_000_000),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', D.DEFAULT_WORKER_CONCURRENCY, 1, 1_000),
+    metricsPort: int(env, 'METRICS_PORT', D.DEFAULT_METRICS_PORT, 0, 65535),
   };
 }

@@ -1,5 +1,12 @@
 import { HeraldError, NotFoundError, ValidationError } from '../errors/index.js';
-import { type BotRecord, type ImageRef, newNumericId, type Page, type PageRequest } from '../store/index.js';
+import {
+  type BotRecord,
+  type BotSink,
+  type ImageRef,
+  newNumericId,
+  type Page,
+  type PageRequest,
+} from '../store/index.js';
 import type { Deps } from './deps.js';
 import { BOT_TOKEN_PREFIX, issueToken, tokenMatches, tokenOwner } from './tokens.js';
 
@@ -9,6 +16,31 @@ export interface BotInput {
   readonly default_score?: number;
   readonly default_img_id?: string;
   readonly img_list?: readonly ImageRef[];
+  /** Pipe-message budget (issue 6): burst in tokens; null = the default. */
+  readonly rate_capacity?: number | null;
+  /** Pipe-message budget: refill in tokens per second; null = the default. */
+  readonly rate_per_second?: number | null;
+  readonly sink?: BotSink;
+  readonly relay_url?: string;
+  /** The relay's bearer secret; write-only ('' clears it). */
+  readonly upstream_token?: string;
+}
+
+/** A relay sink needs somewhere to relay to and a token to present there. */
+function checkSink(sink: BotSink, relayUrl: string, hasToken: boolean): void {
+  if (sink !== 'relay') return;
+  if (relayUrl === '') {
+    throw new ValidationError('relay_url', {
+      'zh-CN': 'sink 为 relay 时必填',
+      'en-US': 'is required when sink is relay',
+    });
+  }
+  if (!hasToken) {
+    throw new ValidationError('upstream_token', {
+      'zh-CN': 'sink 为 relay 时必填',
+      'en-US': 'is required when sink is relay',
+    });
+  }
 }
 
 export interface CreatedBot {
@@ -41,6 +73,7 @@ export async function createBot(deps: Deps, input: BotInput & { name: string }):
   const imgList = input.img_list ?? [];
   const defaultImgId = input.default_img_id ?? '';
   checkImages(imgList, defaultImgId);
+  checkSink(input.sink ?? 'store', input.relay_url ?? '', (input.upstream_token ?? '') !== '');
   const now = deps.now();
   const id = newNumericId();
   const userId = newNumericId();
@@ -71,6 +104,16 @@ export async function createBot(deps: Deps, input: BotInput & { name: string }):
     img_list: imgList,
     now,
   });
+  const delivery = {
+    rate_capacity: input.rate_capacity,
+    rate_per_second: input.rate_per_second,
+    sink: input.sink,
+    relay_url: input.relay_url,
+    upstream_token: input.upstream_token,
+  };
+  if (Object.values(delivery).some((v) => v !== undefined)) {
+    return { bot: (await deps.store.bots.update(id, delivery, now)) ?? bot, token };
+  }
   return { bot, token };
 }
 
@@ -85,6 +128,11 @@ export async function updateBot(deps: Deps, id: string, changes: BotInput): Prom
   if (changes.img_list !== undefined || changes.default_img_id !== undefined) {
     checkImages(changes.img_list ?? current.img_list, changes.default_img_id ?? current.default_img_id);
   }
+  checkSink(
+    changes.sink ?? current.sink,
+    changes.relay_url ?? current.relay_url,
+    changes.upstream_token !== undefined ? changes.upstream_token !== '' : current.upstream_token_set,
+  );
   const now = deps.now();
   const updated = await deps.store.bots.update(id, changes, now);
   if (!updated) throw new NotFoundError('bot');

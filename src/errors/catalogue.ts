@@ -92,6 +92,14 @@ export const CATALOGUE = {
     'Template review: cannot {action} a template in status {status}',
   ),
 
+  // 40050-40059: pipe message delivery (issue 6).
+  DELIVERY_INPUT_INVALID: def(
+    40050,
+    400,
+    '管道消息内容无效：{detail}',
+    'The pipe message input is not valid: {detail}',
+  ),
+
   // 401: no credentials, or credentials we do not know.
   UNAUTHENTICATED: def(40100, 401, '缺少身份凭证', 'Authentication required'),
   INVALID_TOKEN: def(40101, 401, '身份凭证无效', 'Invalid token'),
@@ -103,6 +111,50 @@ export const CATALOGUE = {
     403,
     '模板正在审核中，不能修改',
     'The template is in review and cannot be modified',
+  ),
+
+  // 40320-40329: pipe message delivery (issue 6).
+  CHANNEL_NOT_VISIBLE: def(
+    40320,
+    403,
+    '机器人无法查看频道 {channel_id}',
+    'The bot cannot view channel {channel_id}',
+  ),
+  DELIVERY_PIPE_UNAVAILABLE: def(
+    40321,
+    403,
+    '管道 {pipe_id} 已被停用或删除',
+    'Pipe {pipe_id} was disabled or deleted',
+  ),
+  DELIVERY_BOT_UNAVAILABLE: def(
+    40322,
+    403,
+    '机器人 {bot_id} 已被停用或删除',
+    'Bot {bot_id} was disabled or deleted',
+  ),
+  DELIVERY_NO_PERMISSION: def(
+    40323,
+    403,
+    '机器人在频道 {channel_id} 中缺少权限：{permission}',
+    'The bot lacks the {permission} permission in channel {channel_id}',
+  ),
+  DELIVERY_TARGET_INVALID: def(
+    40324,
+    403,
+    '频道 {channel_id} 不是管道所在服务器的文字频道',
+    "Channel {channel_id} is not a text channel of the pipe's server",
+  ),
+  DELIVERY_TEMP_TARGET_INVALID: def(
+    40325,
+    403,
+    '临时消息的目标用户 {user_id} 不在服务器中',
+    'The temporary message target user {user_id} is not in the server',
+  ),
+  DELIVERY_UPSTREAM_REJECTED: def(
+    40326,
+    403,
+    '转发目标拒绝了消息（HTTP {status}，错误码 {upstream_code}）：{detail}',
+    'The relay target refused the message (HTTP {status}, code {upstream_code}): {detail}',
   ),
 
   // 404 / 405: nothing there.
@@ -137,6 +189,19 @@ export const CATALOGUE = {
     '用户 {user_id} 已是该服务器的成员',
     'User {user_id} is already a member of this guild',
   ),
+  // 40920-40929: pipe message delivery (issue 6).
+  DELIVERY_NOT_DEAD: def(
+    40920,
+    409,
+    '消息 {msg_id} 未处于失败状态（当前 {status}），不能重发',
+    'Message {msg_id} is not failed (status {status}); only failed messages can be replayed',
+  ),
+  DELIVERY_REPLAY_EXPIRED: def(
+    40921,
+    409,
+    '消息 {msg_id} 的重发数据已过期',
+    'The replay input of message {msg_id} has expired',
+  ),
   BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
   UNSUPPORTED_MEDIA_TYPE: def(
     41500,
@@ -159,6 +224,25 @@ export const CATALOGUE = {
     500,
     '服务器内部错误（错误编号 {error_id}）',
     'Internal server error (error id {error_id})',
+  ),
+  // 50001-50009: pipe message delivery (issue 6); recorded on messages, never an HTTP answer.
+  DELIVERY_UPSTREAM_UNAVAILABLE: def(
+    50001,
+    502,
+    '转发目标不可用：{detail}',
+    'The relay target is unavailable: {detail}',
+  ),
+  DELIVERY_STALLED: def(
+    50002,
+    500,
+    '处理该消息的进程多次中断',
+    'The processes handling this message stopped too many times',
+  ),
+  DELIVERY_INTERNAL: def(
+    50003,
+    500,
+    '投递时发生内部错误：{detail}',
+    'Internal error while delivering: {detail}',
   ),
   DEPENDENCY_DOWN: def(
     50300,

@@ -1,6 +1,6 @@
 import type { Models } from './models.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
-import type { BotRecord, ImageRef } from './records.js';
+import type { BotRecord, BotSink, ImageRef } from './records.js';
 
 export interface NewBot {
   readonly id: string;
@@ -19,6 +19,12 @@ export interface BotChanges {
   readonly default_score?: number;
   readonly default_img_id?: string;
   readonly img_list?: readonly ImageRef[];
+  readonly rate_capacity?: number | null;
+  readonly rate_per_second?: number | null;
+  readonly sink?: BotSink;
+  readonly relay_url?: string;
+  /** A secret: stored for sending, never returned by get/list. '' clears it. */
+  readonly upstream_token?: string;
 }
 
 /** Sortable fields of the bot list, as the API names them, mapped to stored fields. */
@@ -40,6 +46,11 @@ interface BotDoc {
   created_at: number;
   updated_at: number;
   token_hash?: string;
+  rate_capacity?: number | null;
+  rate_per_second?: number | null;
+  sink?: BotSink;
+  relay_url?: string;
+  upstream_token?: string;
 }
 
 const toRecord = (d: BotDoc): BotRecord => ({
@@ -50,11 +61,16 @@ const toRecord = (d: BotDoc): BotRecord => ({
   default_score: d.default_score,
   default_img_id: d.default_img_id ?? '',
   img_list: (d.img_list ?? []).map((i) => ({ id: i.id, url: i.url })),
+  rate_capacity: d.rate_capacity ?? null,
+  rate_per_second: d.rate_per_second ?? null,
+  sink: d.sink ?? 'store',
+  relay_url: d.relay_url ?? '',
+  upstream_token_set: (d.upstream_token ?? '') !== '',
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
 
-const PUBLIC_FIELDS = { token_hash: 0 } as const;
+const PUBLIC_FIELDS = { token_hash: 0, upstream_token: 0 } as const;
 
 export function createBotStore({ Bot }: Models) {
   return {
@@ -84,6 +100,12 @@ export function createBotStore({ Bot }: Models) {
     async getWithTokenHash(id: string): Promise<{ bot: BotRecord; token_hash: string } | null> {
       const d = await Bot.findById(id).lean<BotDoc>();
       return d ? { bot: toRecord(d), token_hash: d.token_hash ?? '' } : null;
+    },
+
+    /** The relay sink's upstream token, for the worker's dispatch only ('' when none). */
+    async getUpstreamToken(id: string): Promise<string> {
+      const d = await Bot.findById(id).lean<BotDoc>();
+      return d?.upstream_token ?? '';
     },
 
     async update(id: string, changes: BotChanges, now: number): Promise<BotRecord | null> {

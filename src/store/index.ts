@@ -2,10 +2,13 @@ import mongoose from 'mongoose';
 import { createBotStore } from './bots.js';
 import { createChannelStore } from './channels.js';
 import { guarded } from './db-errors.js';
+import { createDeliveryStore } from './deliveries.js';
+import { defineDeliveryModels } from './delivery-model.js';
 import { defineDirectoryModels } from './directory-models.js';
 import { createGuildStore } from './guilds.js';
 import { createIntimacyStore } from './intimacy.js';
 import { createMemberStore } from './members.js';
+import { createMessageStore } from './messages.js';
 import { defineModels } from './models.js';
 import { definePipeModels } from './pipe-model.js';
 import { createPipeStore } from './pipes.js';
@@ -22,6 +25,13 @@ export {
   type NewChannel,
 } from './channels.js';
 export { isDuplicateKey } from './db-errors.js';
+export type {
+  DeliveryChanges,
+  DeliveryFilter,
+  DeliveryRecord,
+  DeliveryStatus,
+  DeliveryStore,
+} from './deliveries.js';
 export {
   type ChannelRecord,
   EVERYONE_ROLE_ID,
@@ -35,6 +45,7 @@ export { GUILD_SORT_FIELDS, type GuildChanges, type GuildStore, type NewGuild } 
 export { newNumericId } from './ids.js';
 export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
 export { MAX_USER_GUILDS, MEMBER_SORT_FIELDS, type MemberChanges, type MemberStore } from './members.js';
+export type { MessageStore, TimelineMessage } from './messages.js';
 export type { Page, PageRequest } from './paging.js';
 export {
   type NewPipe,
@@ -44,8 +55,7 @@ export {
   type PipeRecord,
   type PipeStore,
 } from './pipes.js';
-export type { BotRecord, ImageRef, IntimacyRecord, UserRecord } from './records.js';
-export type { UserChanges, UserStore } from './users.js';
+export type { BotRecord, BotSink, ImageRef, IntimacyRecord, UserRecord } from './records.js';
 export {
   type NewTemplate,
   TEMPLATE_ID_LENGTH,
@@ -54,6 +64,7 @@ export {
   type TemplateRecord,
   type TemplateStore,
 } from './templates.js';
+export type { UserChanges, UserStore } from './users.js';
 
 // Filters built from request input can never carry query operators ({"$gt": ""}), and unknown
 // filter fields are dropped rather than matching everything.
@@ -72,6 +83,8 @@ export interface Store {
   readonly users: ReturnType<typeof createUserStore>;
   readonly intimacy: ReturnType<typeof createIntimacyStore>;
   readonly pipes: ReturnType<typeof createPipeStore>;
+  readonly deliveries: ReturnType<typeof createDeliveryStore>;
+  readonly messages: ReturnType<typeof createMessageStore>;
   readonly guilds: ReturnType<typeof createGuildStore>;
   readonly channels: ReturnType<typeof createChannelStore>;
   readonly members: ReturnType<typeof createMemberStore>;
@@ -96,7 +109,13 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
   });
   await conn.asPromise();
   // Each feature's schemas live in its own file; add them to this spread.
-  const models = { ...defineModels(conn), ...defineDirectoryModels(conn), ...defineTemplateModels(conn), ...definePipeModels(conn) };
+  const models = {
+    ...defineModels(conn),
+    ...defineDirectoryModels(conn),
+    ...defineTemplateModels(conn),
+    ...defineDeliveryModels(conn),
+    ...definePipeModels(conn),
+  };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
   let closed: Promise<void> | undefined;
   const admin = guarded({
@@ -113,6 +132,8 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     users: guarded(createUserStore(models)),
     intimacy: guarded(createIntimacyStore(models)),
     pipes: guarded(createPipeStore(models)),
+    deliveries: guarded(createDeliveryStore(models)),
+    messages: guarded(createMessageStore(models)),
     guilds: guarded(createGuildStore(models)),
     channels: guarded(createChannelStore(models)),
     members: guarded(createMemberStore(models)),

@@ -22,6 +22,12 @@ const botSchema = new mongoose.Schema(
     default_score: { type: Number, required: true, default: 0 },
     default_img_id: { type: String, default: '' },
     img_list: { type: [imageSchema], default: [] },
+    // Pipe delivery (issue 6): message budget, sink, and the relay's secret.
+    rate_capacity: { type: Number, default: null },
+    rate_per_second: { type: Number, default: null },
+    sink: { type: String, default: 'store' },
+    relay_url: { type: String, default: '' },
+    upstream_token: { type: String, default: '' },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

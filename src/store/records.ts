@@ -8,6 +8,8 @@ export interface ImageRef {
   readonly url: string;
 }
 
+export type BotSink = 'store' | 'relay';
+
 export interface BotRecord {
   readonly id: string;
   readonly name: string;
@@ -18,6 +20,16 @@ export interface BotRecord {
   /** '' when the bot has no default image. */
   readonly default_img_id: string;
   readonly img_list: readonly ImageRef[];
+  /** Pipe-message budget: burst in tokens; null = DEFAULT_BOT_MESSAGE_CAPACITY. */
+  readonly rate_capacity: number | null;
+  /** Pipe-message budget: refill in tokens per second; null = DEFAULT_BOT_MESSAGE_PER_SECOND. */
+  readonly rate_per_second: number | null;
+  /** Where delivered messages go: Herald's own timeline, or a relay to an upstream platform. */
+  readonly sink: BotSink;
+  /** Base URL of the relay target (sink 'relay'); '' when none. */
+  readonly relay_url: string;
+  /** Whether an upstream token is set (the token itself never leaves the store but for sending). */
+  readonly upstream_token_set: boolean;
   readonly created_at: number;
   readonly updated_at: number;
 }

@@ -1,18 +1,148 @@
-import type { Deps } from '../domain/deps.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { RunningServer } from '../bin/http-server.js';
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { REASON } from '../domain/deliveries/reasons.js';
+import { expireReplayInput, markFailed } from '../domain/deliveries/records.js';
+import type { PipeDeps } from '../domain/pipes/runtime.js';
+import { metricsFor } from '../metrics/index.js';
+import { PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
+import { deliveryBackoff } from './backoff.js';
+import { WorkerCaches } from './caches.js';
+import { startMetricsServer } from './metrics-server.js';
+import { processPipeJob } from './process-message.js';
+import { checkRedisPolicy } from './redis-policy.js';
+
+/**
+ * How long a worker's lock on a job lives, in ms. The worker renews it every half of this while
+ * the job runs; a worker killed mid-job stops renewing, and after at most this long (plus
+ * STALLED_INTERVAL_MS) another worker takes the job again. Longer than any render (the engine
+ * bounds it) plus a relay request (RELAY_TIMEOUT_MS), with margin, so a live job is never taken.
+ */
+export const LOCK_DURATION_MS = 15_000;
+/** How often each worker looks for jobs whose lock expired (stalled jobs), in ms. */
+export const STALLED_INTERVAL_MS = 5_000;
+/**
+ * How many times a job may stall (its worker died) before it fails with reason STALLED instead
+ * of running again: a message that crashes every worker that takes it must not kill them all.
+ */
+export const MAX_STALLED_COUNT = 2;
+/** How often a worker drops replay input older than DEAD_RETENTION_MS, in ms (hourly). */
+export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 export interface RunningWorkers {
   /** Stops fetching, waits for in-flight jobs up to `timeoutMs`; safe to call twice. */
   close(timeoutMs: number): Promise<void>;
+  /** Port of GET /metrics. */
+  readonly metricsPort: number;
 }
 
 /**
- * Starts the queue consumers of this process. The pipe-message consumer arrives with the
- * pipes and delivery work; until then the worker process holds its connections and drains
- * cleanly on SIGTERM.
+ * Starts the pipe-message consumer of this process: `config.workerConcurrency` jobs at once,
+ * GET /metrics on `config.metricsPort`. Refuses to start on a Redis that may evict queue keys.
  */
-export async function startWorkers(deps: Deps): Promise<RunningWorkers> {
-  deps.log.debug('no queue consumers registered yet');
-  return {
-    close: async () => {},
+export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
+  const { config, log } = deps;
+  await checkRedisPolicy(deps.redis, log);
+  const metrics = metricsFor(deps);
+  const queue = deps.pipeRuntime.queue;
+  metrics.setProbes({
+    queueCounts: async () => {
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      return {
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        delayed: c.delayed ?? 0,
+        active: c.active ?? 0,
+      };
+    },
+    deadCount: () => deps.store.deliveries.count({ status: 'failed' }),
+  });
+  const caches = new WorkerCaches(deps);
+  await caches.start(deps);
+  const closers: Array<() => Promise<void>> = [() => caches.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
   };
+  let metricsServer: RunningServer;
+  let connection: Redis;
+  let worker: Worker<PipeJob>;
+  try {
+    metricsServer = await startMetricsServer(metrics.registry, config.metricsPort, config.host);
+    closers.push(() => metricsServer.close(1_000));
+    log.info('metrics listening', { port: metricsServer.port });
+    // BullMQ's blocking commands need their own connection that retries forever.
+    connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    connection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
+    await connection.connect();
+    closers.push(async () => {
+      await connection.quit().catch(() => connection.disconnect());
+    });
+    const ctx = { deps, caches, metrics };
+    worker = new Worker<PipeJob>(PIPE_QUEUE, (job, token) => processPipeJob(ctx, job, token), {
+      connection,
+      prefix: config.redisPrefix,
+      concurrency: config.workerConcurrency,
+      lockDuration: LOCK_DURATION_MS,
+      stalledInterval: STALLED_INTERVAL_MS,
+      maxStalledCount: MAX_STALLED_COUNT,
+      settings: { backoffStrategy: deliveryBackoff },
+      autorun: false,
+    });
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  worker.on('error', (err) => log.warn('worker error', { error: err.message }));
+  // Failures the processor did not record itself: a job that stalled too often.
+  worker.on('failed', (job: Job<PipeJob> | undefined) => {
+    if (!job) return;
+    void recordUnrecorded(deps, job).catch((err: unknown) =>
+      log.warn('could not record a failed message', { msg_id: job.id, error: err }),
+    );
+  });
+  const sweep = setInterval(() => {
+    expireReplayInput(deps).catch((err: unknown) =>
+      log.warn('replay retention sweep failed', { error: err }),
+    );
+  }, RETENTION_SWEEP_MS);
+  sweep.unref();
+  void worker.run().catch((err: unknown) => log.error('worker stopped', { error: err }));
+  await worker.waitUntilReady();
+
+  let closing: Promise<void> | undefined;
+  return {
+    metricsPort: metricsServer.port,
+    close(timeoutMs) {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        // Stop fetching and let in-flight jobs finish; past the deadline, force: their locks
+        // lapse and another worker takes them (nothing is lost).
+        const graceful = worker.close();
+        const finished = await Promise.race([graceful.then(() => true), sleep(timeoutMs).then(() => false)]);
+        if (!finished) {
+          log.warn('in-flight messages did not finish in time; leaving them to other workers', {
+            timeout_ms: timeoutMs,
+          });
+          await worker.close(true).catch(() => {});
+        }
+        await closeAll();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>): Promise<void> {
+  const record = await deps.store.deliveries.get(job.data.msg_id);
+  if (record?.status === 'failed') return;
+  const data = job.data;
+  await markFailed(
+    deps,
+    { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
+    new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED'),
+    job.attemptsMade,
+    { ...data },
+  );
+  metricsFor(deps).failed.inc({ reason: REASON.STALLED });
 }

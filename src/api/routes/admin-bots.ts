@@ -35,6 +35,17 @@ const botFields = {
       required: ['id', 'url'],
     },
   },
+  // Pipe delivery (issue 6). null puts a rate back to its default.
+  rate_capacity: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
+  rate_per_second: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1_000_000 },
+  sink: { enum: ['store', 'relay'] },
+  relay_url: {
+    type: 'string',
+    maxLength: 1024,
+    pattern: '^(https?://.+)?$',
+    description: 'an http(s) URL',
+  },
+  upstream_token: { type: 'string', maxLength: 512 },
 } as const;
 
 interface BotBody {
@@ -43,6 +54,11 @@ interface BotBody {
   default_score?: number;
   default_img_id?: string | number;
   img_list?: ImageRef[];
+  rate_capacity?: number | null;
+  rate_per_second?: number | null;
+  sink?: 'store' | 'relay';
+  relay_url?: string;
+  upstream_token?: string;
 }
 
 const createBody = compileValidator<BotBody & { name: string }>({
@@ -68,6 +84,11 @@ const botInput = (b: BotBody) => ({
   default_score: b.default_score,
   default_img_id: b.default_img_id === undefined ? undefined : String(b.default_img_id),
   img_list: b.img_list?.map((i) => ({ id: i.id, url: i.url })),
+  rate_capacity: b.rate_capacity,
+  rate_per_second: b.rate_per_second,
+  sink: b.sink,
+  relay_url: b.relay_url?.replace(/\/+$/, ''),
+  upstream_token: b.upstream_token,
 });
 
 /** The bot as operators see it (never the token hash). */

@@ -1,0 +1,29 @@
+import type Router from '@koa/router';
+import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import { metricsFor } from '../../metrics/index.js';
+import type { HeraldState } from '../state.js';
+
+/**
+ * GET /metrics: this web process's metrics in the Prometheus text format (not the envelope: a
+ * Prometheus scraper reads it). Unauthenticated like /healthz; keep it off the public network.
+ */
+export function metricsRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
+  const metrics = metricsFor(deps);
+  const queue = deps.pipeRuntime.queue;
+  metrics.setProbes({
+    queueCounts: async () => {
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      return {
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        delayed: c.delayed ?? 0,
+        active: c.active ?? 0,
+      };
+    },
+    deadCount: () => deps.store.deliveries.count({ status: 'failed' }),
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.status = 200;
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+}

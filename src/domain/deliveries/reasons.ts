@@ -1,0 +1,48 @@
+/**
+ * Reason codes recorded on a failed (or retried) pipe message: stable strings, listed in
+ * docs/delivery.md. A render failure records the render error's own catalogue key instead
+ * (TEMPLATE_COMPILE, TEMPLATE_RENDER, TEMPLATE_LIMIT, TEMPLATE_FEATURE_UNAVAILABLE, CARD_SYNTAX,
+ * CARD_INVALID, MESSAGE_TOO_LONG), with its numeric code, line, column and excerpt in `detail`.
+ */
+export const REASON = {
+  /** The pipe was disabled after the message was accepted. */
+  PIPE_DISABLED: 'PIPE_DISABLED',
+  /** The pipe was deleted after the message was accepted. */
+  PIPE_DELETED: 'PIPE_DELETED',
+  /** The bot was disabled or deleted after acceptance. */
+  BOT_UNAVAILABLE: 'BOT_UNAVAILABLE',
+  /** The pipe's template was deleted. */
+  TEMPLATE_DELETED: 'TEMPLATE_DELETED',
+  /** The pipe's template is banned. */
+  TEMPLATE_BANNED: 'TEMPLATE_BANNED',
+  /** The target channel no longer exists. */
+  CHANNEL_NOT_FOUND: 'CHANNEL_NOT_FOUND',
+  /** The target is not a text channel of the pipe's server. */
+  CHANNEL_NOT_TEXT: 'CHANNEL_NOT_TEXT',
+  /** The bot lacks view-channel in the target channel. */
+  NO_VIEW_PERMISSION: 'NO_VIEW_PERMISSION',
+  /** The bot lacks send-messages in the target channel. */
+  NO_SEND_PERMISSION: 'NO_SEND_PERMISSION',
+  /** The temporary message's target user is not a member of the server. */
+  TEMP_TARGET_NOT_MEMBER: 'TEMP_TARGET_NOT_MEMBER',
+  /** A pipe without template got input that is not message text. */
+  INPUT_INVALID: 'INPUT_INVALID',
+  /** The bot's sink is relay but it has no relay URL or token. */
+  RELAY_NOT_CONFIGURED: 'RELAY_NOT_CONFIGURED',
+  /** The relay target answered a 4xx other than 429. */
+  UPSTREAM_REJECTED: 'UPSTREAM_REJECTED',
+  /** The relay target answered 5xx (retried until the attempts ran out). */
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  /** The relay target did not answer within RELAY_TIMEOUT_MS (retried). */
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  /** The relay target refused or dropped the connection (retried). */
+  UPSTREAM_UNREACHABLE: 'UPSTREAM_UNREACHABLE',
+  /** The database or Redis did not answer (retried). */
+  DEPENDENCY_DOWN: 'DEPENDENCY_DOWN',
+  /** Worker processes died while holding the message more than MAX_STALLED_COUNT times. */
+  STALLED: 'STALLED',
+  /** An unexpected error (a bug); retried, then recorded with its message. */
+  INTERNAL: 'INTERNAL',
+} as const;
+
+export type ReasonCode = (typeof REASON)[keyof typeof REASON];

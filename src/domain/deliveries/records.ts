@@ -1,0 +1,116 @@
+import { HeraldError } from '../../errors/index.js';
+import type { DeliveryChanges, DeliveryRecord } from '../../store/index.js';
+import type { Deps } from '../deps.js';
+import { DeliveryFailedError } from './errors/delivery-failed-error.js';
+import { DeliveryRetryError } from './errors/delivery-retry-error.js';
+import { REASON } from './reasons.js';
+
+/**
+ * How long a dead (failed) message keeps the input that replay needs, in ms: 7 days, the same
+ * as the queue keeps failed jobs. After that the record stays (reason and all) but cannot be
+ * replayed.
+ */
+export const DEAD_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The ids every record carries: what the dead-letter list filters on. */
+export interface DeliveryIds {
+  readonly msg_id: string;
+  readonly bot_id: string;
+  readonly pipe_id: string;
+  readonly channel_id: string;
+}
+
+const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges) =>
+  deps.store.deliveries.save(
+    ids.msg_id,
+    { bot_id: ids.bot_id, pipe_id: ids.pipe_id, channel_id: ids.channel_id },
+    changes,
+    deps.now(),
+  );
+
+export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord | null> {
+  return deps.store.deliveries.get(msgId);
+}
+
+/** The bot's budget is empty (or the relay said 429): the message waits until `retryAt` (ms). */
+export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, attempts: number) {
+  return save(deps, ids, { status: 'rate_limited', retry_at: retryAt, attempts });
+}
+
+export function markSent(
+  deps: Deps,
+  ids: DeliveryIds,
+  outcome: {
+    sent_at: number;
+    upstream_msg_id: string | null;
+    attempts: number;
+    not_permissions_mention: string[];
+  },
+) {
+  return save(deps, ids, {
+    status: 'sent',
+    ...outcome,
+    retry_at: null,
+    reason: null,
+    code: null,
+    message: null,
+    detail: null,
+    job: null,
+  });
+}
+
+/** What a failure records: reason code, catalogue code, English message and detail. */
+export function describeFailure(err: unknown): {
+  reason: string;
+  code: number;
+  message: string;
+  detail: Record<string, unknown> | null;
+} {
+  if (err instanceof DeliveryFailedError || err instanceof DeliveryRetryError) {
+    return {
+      reason: err.reason,
+      code: err.code,
+      message: err.message,
+      detail: err.data ? { ...err.data } : null,
+    };
+  }
+  if (err instanceof HeraldError) {
+    // Render, card and template errors: their own key is the reason, with line and excerpt.
+    const reason = err.key === 'DEPENDENCY_DOWN' ? REASON.DEPENDENCY_DOWN : err.key;
+    return { reason, code: err.code, message: err.message, detail: { code: err.code, ...err.data } };
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  const internal = new HeraldError('DELIVERY_INTERNAL', { detail: text });
+  return { reason: REASON.INTERNAL, code: internal.code, message: internal.message, detail: null };
+}
+
+/** An attempt failed and will be retried: the message is queued again, with the last reason. */
+export function markRetrying(deps: Deps, ids: DeliveryIds, err: unknown, attempts: number, retryAt: number) {
+  const f = describeFailure(err);
+  return save(deps, ids, { status: 'queued', ...f, attempts, retry_at: retryAt });
+}
+
+/** The message is dead. `job` is kept (DEAD_RETENTION_MS) so that an operator can replay it. */
+export function markFailed(
+  deps: Deps,
+  ids: DeliveryIds,
+  err: unknown,
+  attempts: number,
+  job: Readonly<Record<string, unknown>> | null,
+  notPermissionsMention: string[] = [],
+) {
+  const f = describeFailure(err);
+  return save(deps, ids, {
+    status: 'failed',
+    ...f,
+    attempts,
+    retry_at: null,
+    job,
+    not_permissions_mention: notPermissionsMention,
+  });
+}
+
+/** Drops replay input older than DEAD_RETENTION_MS; run periodically by the worker. */
+export function expireReplayInput(deps: Deps): Promise<number> {
+  return deps.store.deliveries.dropReplayJobs(deps.now() - DEAD_RETENTION_MS);
+}

@@ -1,0 +1,150 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/*
+ * Prometheus metrics of one process (web or worker). Each process — and each test app — gets its
+ * own Registry through metricsFor(deps), never prom-client's global one, so several apps in one
+ * test process do not collide. Names follow Prometheus conventions: `_total` counters, seconds.
+ */
+
+/** Render and dispatch histogram buckets, in seconds (0.5 ms to 10 s). */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Queue counts the depth gauge reports, read at scrape time. */
+export interface QueueCounts {
+  readonly waiting: number;
+  readonly delayed: number;
+  readonly active: number;
+}
+
+export interface HeraldMetrics {
+  readonly registry: Registry;
+  /** Pipe messages accepted by the web process (incremented by the pipe ingest). */
+  readonly accepted: Counter;
+  /** Messages the sink took, by sink (store, relay). */
+  readonly sent: Counter<'sink'>;
+  /** Messages failed for good, by reason code. */
+  readonly failed: Counter<'reason'>;
+  /** Rate-limit waits (bot bucket empty, or relay 429), by bot and source (bucket, upstream). */
+  readonly rateLimitedWaits: Counter<'bot_id' | 'source'>;
+  /** Retryable failures that were retried, by reason code. */
+  readonly retries: Counter<'reason'>;
+  readonly renderDuration: Histogram;
+  readonly dispatchDuration: Histogram<'sink'>;
+  /** Time from acceptance to sent, in seconds. */
+  readonly acceptToSent: Histogram;
+  /** Sets where the depth and dead-count gauges read from at scrape time. */
+  setProbes(probes: MetricProbes): void;
+}
+
+export interface MetricProbes {
+  queueCounts?: () => Promise<QueueCounts>;
+  deadCount?: () => Promise<number>;
+}
+
+export function createMetrics(): HeraldMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'herald_process_' });
+  let probes: MetricProbes = {};
+  const registers = [registry];
+  const accepted = new Counter({
+    name: 'herald_pipe_messages_accepted_total',
+    help: 'Pipe messages accepted by the web API',
+    registers,
+  });
+  const sent = new Counter({
+    name: 'herald_pipe_messages_sent_total',
+    help: 'Pipe messages delivered to their sink',
+    labelNames: ['sink'] as const,
+    registers,
+  });
+  const failed = new Counter({
+    name: 'herald_pipe_messages_failed_total',
+    help: 'Pipe messages that failed for good, by reason code',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const rateLimitedWaits = new Counter({
+    name: 'herald_pipe_rate_limited_waits_total',
+    help: 'Times a message waited for its bot budget (source=bucket) or an upstream 429 (source=upstream)',
+    labelNames: ['bot_id', 'source'] as const,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'herald_pipe_retries_total',
+    help: 'Delivery attempts that failed and will be retried, by reason code',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const renderDuration = new Histogram({
+    name: 'herald_pipe_render_duration_seconds',
+    help: 'Time to render one pipe message (template compile if not cached, render, mention check)',
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const dispatchDuration = new Histogram({
+    name: 'herald_pipe_dispatch_duration_seconds',
+    help: 'Time to hand one message to its sink',
+    labelNames: ['sink'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const acceptToSent = new Histogram({
+    name: 'herald_pipe_accept_to_sent_seconds',
+    help: 'Time from acceptance by the web API to delivery',
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'herald_pipe_queue_depth',
+    help: 'Pipe messages in the queue, by state (waiting, delayed, active)',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      if (!probes.queueCounts) return;
+      const c = await probes.queueCounts().catch(() => null);
+      if (!c) return;
+      this.set({ state: 'waiting' }, c.waiting);
+      this.set({ state: 'delayed' }, c.delayed);
+      this.set({ state: 'active' }, c.active);
+    },
+  });
+  new Gauge({
+    name: 'herald_pipe_dead_messages',
+    help: 'Pipe messages that failed for good and were not replayed',
+    registers,
+    async collect() {
+      if (!probes.deadCount) return;
+      const n = await probes.deadCount().catch(() => null);
+      if (n !== null) this.set(n);
+    },
+  });
+  return {
+    registry,
+    accepted,
+    sent,
+    failed,
+    rateLimitedWaits,
+    retries,
+    renderDuration,
+    dispatchDuration,
+    acceptToSent,
+    setProbes(p) {
+      probes = { ...probes, ...p };
+    },
+  };
+}
+
+const byOwner = new WeakMap<object, HeraldMetrics>();
+
+/**
+ * The metrics of the process that `owner` (its Deps) belongs to, created on first use. Web
+ * handlers, the pipe ingest and the worker all call this with their deps and share one set.
+ */
+export function metricsFor(owner: object): HeraldMetrics {
+  let m = byOwner.get(owner);
+  if (!m) {
+    m = createMetrics();
+    byOwner.set(owner, m);
+  }
+  return m;
+}

@@ -1,0 +1,151 @@
+import mongoose from 'mongoose';
+import type { DeliveryModels } from './delivery-model.js';
+import { type Page, type PageRequest, skipOf } from './paging.js';
+
+/** Where one pipe message stands. `queued` is also what the status answers before any record. */
+export type DeliveryStatus = 'queued' | 'rate_limited' | 'sent' | 'failed';
+
+export interface DeliveryRecord {
+  readonly msg_id: string;
+  readonly bot_id: string;
+  readonly pipe_id: string;
+  readonly channel_id: string;
+  readonly status: DeliveryStatus;
+  /** Reason code of a failure (src/domain/deliveries/reasons.ts), or of the last retry. */
+  readonly reason: string | null;
+  /** Catalogue code of the reason (e.g. 40323, or 40011 for a render error). */
+  readonly code: number | null;
+  /** Human-readable message of that reason (upstream's message for relay refusals). */
+  readonly message: string | null;
+  /** Extra detail of a failure, e.g. a template error's {code, line, column, excerpt}. */
+  readonly detail: Readonly<Record<string, unknown>> | null;
+  /** Delivery attempts started (rate-limit waits are not attempts). */
+  readonly attempts: number;
+  /** Times an operator replayed the message. */
+  readonly replays: number;
+  /** When the sink took the message, in ms. */
+  readonly sent_at: number | null;
+  /** The relay's msg_id for a relayed message. */
+  readonly upstream_msg_id: string | null;
+  /** While rate_limited: when the next try is due, in ms. */
+  readonly retry_at: number | null;
+  readonly not_permissions_mention: readonly string[];
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+/** Fields a worker or replay writes; omitted fields keep their value. */
+export type DeliveryChanges = Partial<
+  Omit<DeliveryRecord, 'msg_id' | 'bot_id' | 'pipe_id' | 'channel_id' | 'created_at' | 'updated_at'>
+> & {
+  /** The job to keep for replay (only while failed); null drops it. */
+  readonly job?: Readonly<Record<string, unknown>> | null;
+};
+
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus;
+  readonly bot_id?: string;
+  readonly pipe_id?: string;
+}
+
+interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
+  _id: string;
+  job?: Record<string, unknown> | null;
+}
+
+const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
+  msg_id: d._id,
+  bot_id: d.bot_id,
+  pipe_id: d.pipe_id,
+  channel_id: d.channel_id,
+  status: d.status,
+  reason: d.reason ?? null,
+  code: d.code ?? null,
+  message: d.message ?? null,
+  detail: d.detail ?? null,
+  attempts: d.attempts ?? 0,
+  replays: d.replays ?? 0,
+  sent_at: d.sent_at ?? null,
+  upstream_msg_id: d.upstream_msg_id ?? null,
+  retry_at: d.retry_at ?? null,
+  not_permissions_mention: [...(d.not_permissions_mention ?? [])],
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
+
+/** Only the filter fields that were given (an absent field must not match `null`). */
+function filterOf(f: DeliveryFilter): Record<string, string> {
+  const q: Record<string, string> = {};
+  if (f.status !== undefined) q.status = f.status;
+  if (f.bot_id !== undefined) q.bot_id = f.bot_id;
+  if (f.pipe_id !== undefined) q.pipe_id = f.pipe_id;
+  return q;
+}
+
+export function createDeliveryStore({ Delivery }: DeliveryModels) {
+  return {
+    async get(msgId: string): Promise<DeliveryRecord | null> {
+      const d = await Delivery.findById(msgId, { job: 0 }).lean<DeliveryDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    /** The job kept for replay, or null (never failed, replayed already, or expired). */
+    async getReplayJob(msgId: string): Promise<Record<string, unknown> | null> {
+      const d = await Delivery.findById(msgId).lean<DeliveryDoc>();
+      return d?.job ?? null;
+    },
+
+    /**
+     * Creates or updates one message's record. Callers are the worker holding the job's lock
+     * or a replay holding the record lock, so there is one writer per record at a time
+     * (FerretDB v1's read-then-write updates are safe under that).
+     */
+    async save(
+      msgId: string,
+      ids: { bot_id: string; pipe_id: string; channel_id: string },
+      changes: DeliveryChanges,
+      now: number,
+    ): Promise<void> {
+      await Delivery.updateOne(
+        { _id: msgId },
+        {
+          $set: { ...ids, ...changes, updated_at: now },
+          $setOnInsert: { created_at: now },
+        },
+        { upsert: true },
+      );
+    },
+
+    async list(filter: DeliveryFilter, req: PageRequest): Promise<Page<DeliveryRecord>> {
+      const q = filterOf(filter);
+      const [docs, total] = await Promise.all([
+        Delivery.find(q, { job: 0 })
+          .sort({ updated_at: -1, _id: -1 })
+          .skip(skipOf(req))
+          .limit(req.pageSize)
+          .lean<DeliveryDoc[]>(),
+        Delivery.countDocuments(q),
+      ]);
+      return { items: docs.map(toRecord), total };
+    },
+
+    count(filter: DeliveryFilter): Promise<number> {
+      return Delivery.countDocuments(filterOf(filter));
+    },
+
+    /** Drops the replay input of messages dead since before `before` (ms); returns how many. */
+    async dropReplayJobs(before: number): Promise<number> {
+      const r = await Delivery.updateMany(
+        {
+          status: 'failed',
+          updated_at: mongoose.trusted({ $lt: before }),
+          job: mongoose.trusted({ $ne: null }),
+        },
+        { $set: { job: null } },
+      );
+      return r.modifiedCount;
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

@@ -1,0 +1,67 @@
+import mongoose, { type Connection } from 'mongoose';
+
+/*
+ * Schemas of the delivery work (issue 6), private to src/store:
+ * - `deliveries`: one document per pipe message (`_id` = msg_id), the outcome the worker records
+ *   and pipemsg-status reads. Written by the one worker holding the job's BullMQ lock, or by a
+ *   replay, never by two writers at once.
+ * - `messages`: channel timelines of bots whose sink is `store`. `_id` = msg_id, insert-only, so a
+ *   job that runs again after a crash cannot add the message twice (duplicate key).
+ */
+const opts = { versionKey: false, strict: true } as const;
+
+const deliverySchema = new mongoose.Schema(
+  {
+    _id: { type: String, required: true },
+    bot_id: { type: String, required: true },
+    pipe_id: { type: String, required: true },
+    channel_id: { type: String, required: true },
+    status: { type: String, required: true },
+    reason: { type: String, default: null },
+    code: { type: Number, default: null },
+    message: { type: String, default: null },
+    detail: { type: mongoose.Schema.Types.Mixed, default: null },
+    attempts: { type: Number, default: 0 },
+    replays: { type: Number, default: 0 },
+    sent_at: { type: Number, default: null },
+    upstream_msg_id: { type: String, default: null },
+    retry_at: { type: Number, default: null },
+    not_permissions_mention: { type: [String], default: [] },
+    // The job as accepted, kept while the message is dead so that replay can send it again;
+    // removed when the retention ends (see src/domain/deliveries/retention.ts).
+    job: { type: mongoose.Schema.Types.Mixed, default: null },
+    created_at: { type: Number, required: true },
+    updated_at: { type: Number, required: true },
+  },
+  opts,
+);
+// The dead-letter list: failed messages of one bot (and pipe), newest first.
+deliverySchema.index({ status: 1, bot_id: 1, pipe_id: 1, updated_at: -1 });
+deliverySchema.index({ status: 1, updated_at: -1 });
+
+const messageSchema = new mongoose.Schema(
+  {
+    _id: { type: String, required: true },
+    channel_id: { type: String, required: true },
+    guild_id: { type: String, default: '' },
+    bot_id: { type: String, required: true },
+    author_id: { type: String, required: true },
+    type: { type: Number, required: true },
+    content: { type: String, required: true },
+    quote_id: { type: String, default: null },
+    nonce: { type: String, default: '' },
+    create_at: { type: Number, required: true },
+  },
+  opts,
+);
+// The timeline: one channel, newest first (_id breaks ties between equal timestamps).
+messageSchema.index({ channel_id: 1, create_at: -1, _id: -1 });
+
+export function defineDeliveryModels(conn: Connection) {
+  return {
+    Delivery: conn.model('Delivery', deliverySchema, 'deliveries'),
+    Message: conn.model('Message', messageSchema, 'messages'),
+  };
+}
+
+export type DeliveryModels = ReturnType<typeof defineDeliveryModels>;

@@ -1,0 +1,92 @@
+import mongoose from 'mongoose';
+import { isDuplicateKey } from './db-errors.js';
+import type { DeliveryModels } from './delivery-model.js';
+import { type Page, type PageRequest, skipOf } from './paging.js';
+
+/** A message in a channel timeline (bots whose sink is `store`). */
+export interface TimelineMessage {
+  /** The pipe message's msg_id. */
+  readonly id: string;
+  readonly channel_id: string;
+  readonly guild_id: string;
+  readonly bot_id: string;
+  /** The user who wrote it: the bot's user. */
+  readonly author_id: string;
+  /** 9 KMarkdown, 10 card. */
+  readonly type: number;
+  readonly content: string;
+  /** The quoted message's id, if any. */
+  readonly quote_id: string | null;
+  readonly nonce: string;
+  /** ms */
+  readonly create_at: number;
+}
+
+interface MessageDoc extends Omit<TimelineMessage, 'id'> {
+  _id: string;
+}
+
+const toRecord = (d: MessageDoc): TimelineMessage => ({
+  id: d._id,
+  channel_id: d.channel_id,
+  guild_id: d.guild_id ?? '',
+  bot_id: d.bot_id,
+  author_id: d.author_id,
+  type: d.type,
+  content: d.content,
+  quote_id: d.quote_id ?? null,
+  nonce: d.nonce ?? '',
+  create_at: d.create_at,
+});
+
+export function createMessageStore({ Message }: DeliveryModels) {
+  return {
+    /**
+     * Adds the message to its channel's timeline. Insert-only with _id = msg_id: a second insert
+     * of the same message (a job run again after a crash) answers false and changes nothing.
+     */
+    async insert(m: TimelineMessage): Promise<boolean> {
+      const { id, ...rest } = m;
+      try {
+        await Message.collection.insertOne({ _id: id, ...rest } as never);
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+
+    async get(id: string): Promise<TimelineMessage | null> {
+      const d = await Message.findById(id).lean<MessageDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    async getMany(ids: readonly string[]): Promise<TimelineMessage[]> {
+      if (ids.length === 0) return [];
+      const docs = await Message.find({ _id: mongoose.trusted({ $in: [...new Set(ids)] }) }).lean<
+        MessageDoc[]
+      >();
+      return docs.map(toRecord);
+    },
+
+    /** One channel's timeline, newest first. */
+    async listByChannel(channelId: string, req: PageRequest): Promise<Page<TimelineMessage>> {
+      const q = { channel_id: channelId };
+      const [docs, total] = await Promise.all([
+        Message.find(q)
+          .sort({ create_at: -1, _id: -1 })
+          .skip(skipOf(req))
+          .limit(req.pageSize)
+          .lean<MessageDoc[]>(),
+        Message.countDocuments(q),
+      ]);
+      return { items: docs.map(toRecord), total };
+    },
+
+    countByChannel(channelId: string): Promise<number> {
+      return Message.countDocuments({ channel_id: channelId });
+    },
+  };
+}
+
+export type MessageStore = ReturnType<typeof createMessageStore>;

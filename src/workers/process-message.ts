@@ -1,0 +1,279 @@
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../config/defaults.js';
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { UpstreamRateLimitedError } from '../domain/deliveries/errors/upstream-rate-limited-error.js';
+import { REASON } from '../domain/deliveries/reasons.js';
+import {
+  type DeliveryIds,
+  describeFailure,
+  markFailed,
+  markRateLimited,
+  markRetrying,
+  markSent,
+} from '../domain/deliveries/records.js';
+import { isTextChannel } from '../domain/directory/index.js';
+import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
+import type { PipeDeps } from '../domain/pipes/runtime.js';
+import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
+import { TemplateNotFoundError } from '../domain/templates/errors.js';
+import { getTemplateForSend } from '../domain/templates/index.js';
+import { HeraldError } from '../errors/index.js';
+import type { HeraldMetrics } from '../metrics/index.js';
+import type { PipeJob } from '../queue/pipe-messages.js';
+import { takeTokens } from '../ratelimit/token-bucket.js';
+import { convertCard } from '../render/cards/index.js';
+import { MAX_MESSAGE_LENGTH, MessageTooLongError, renderMessage } from '../render/index.js';
+import type { BotRecord } from '../store/index.js';
+import type { WorkerCaches } from './caches.js';
+import { loadPlatformContext } from './context-loader.js';
+import { neutraliseGroupMentions } from './mentions.js';
+import { relayMessage } from './sinks/relay-sink.js';
+import { storeMessage } from './sinks/store-sink.js';
+import type { OutgoingMessage, SinkResult } from './sinks/types.js';
+
+/** Token cost of a message sent without a template: a normal message's consumption. */
+export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
+/**
+ * A message refused by the bot's bucket waits what the bucket says plus up to this share of it
+ * again at random, so that a backlog of one bot does not wake all at the same instant.
+ */
+export const RATE_WAIT_SPREAD = 1;
+/** Shortest wait of a rate-limited message, in ms (keeps a backlog from spinning). */
+export const MIN_RATE_WAIT_MS = 10;
+
+export interface ProcessContext {
+  readonly deps: PipeDeps;
+  readonly caches: WorkerCaches;
+  readonly metrics: HeraldMetrics;
+}
+
+/** What the checks and the render produce: a message ready to send, and what it costs. */
+interface Prepared {
+  readonly bot: BotRecord;
+  readonly message: OutgoingMessage;
+  readonly cost: number;
+  readonly notPermissionsMention: string[];
+}
+
+const fail = (reason: string, key: ConstructorParameters<typeof DeliveryFailedError>[1], params = {}) =>
+  new DeliveryFailedError(reason, key, params);
+
+/** The bot's message budget: its own settings or the named defaults. */
+export function messageLimit(bot: BotRecord) {
+  return {
+    capacity: bot.rate_capacity ?? DEFAULT_BOT_MESSAGE_CAPACITY,
+    perSecond: bot.rate_per_second ?? DEFAULT_BOT_MESSAGE_PER_SECOND,
+  };
+}
+
+export const messageBucketKey = (prefix: string, botId: string): string => `${prefix}:rl:msg:${botId}`;
+
+/** Steps 1-3: load, check, render. Throws DeliveryFailedError (or a render error) for good. */
+async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
+  const { deps, caches, metrics } = ctx;
+  const [pipe, bot] = await Promise.all([
+    deps.pipeRuntime.pipes.get(data.pipe_id),
+    caches.bots.get(data.bot_id),
+  ]);
+  if (!pipe || pipe.bot_id !== data.bot_id)
+    throw fail(REASON.PIPE_DELETED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
+  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
+  if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, 'DELIVERY_BOT_UNAVAILABLE', { bot_id: data.bot_id });
+
+  const templatePromise = data.template_id
+    ? getTemplateForSend(deps, bot, data.template_id).catch((err: unknown) => {
+        if (err instanceof TemplateNotFoundError) {
+          throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
+        }
+        throw err;
+      })
+    : Promise.resolve(null);
+  const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
+
+  const where = { channel_id: data.channel_id };
+  if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  if (channel.guild_id !== pipe.guild_id || !isTextChannel(channel)) {
+    throw fail(REASON.CHANNEL_NOT_TEXT, 'DELIVERY_TARGET_INVALID', where);
+  }
+  const [guild, botMember, targetMember] = await Promise.all([
+    caches.guilds.get(channel.guild_id),
+    caches.member(channel.guild_id, bot.user_id),
+    data.temp_target_id ? caches.member(channel.guild_id, data.temp_target_id) : Promise.resolve(null),
+  ]);
+  if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  const permissions = effectivePermissions({ guild, member: botMember, channel, userId: bot.user_id });
+  if (!hasPermission(permissions, PERMISSION.VIEW_CHANNELS)) {
+    throw fail(REASON.NO_VIEW_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+      ...where,
+      permission: 'view channels',
+    });
+  }
+  if (!hasPermission(permissions, PERMISSION.SEND_MESSAGES)) {
+    throw fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+      ...where,
+      permission: 'send messages',
+    });
+  }
+  if (data.temp_target_id && !targetMember && guild.user_id !== data.temp_target_id) {
+    throw fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', {
+      user_id: data.temp_target_id,
+    });
+  }
+
+  const started = performance.now();
+  let type: 9 | 10;
+  let content: string;
+  if (template) {
+    const compiled = caches.compiledTemplate(template.id, template.version, template.content);
+    const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
+      bot,
+      guild,
+      channel,
+      botMember,
+      targetUserId: data.temp_target_id,
+      targetMember,
+      quoteId: data.quote,
+    });
+    const out = renderMessage({ compiled, msgtype: template.msgtype }, data.input, platform, {
+      now: deps.now(),
+    });
+    type = out.type;
+    content = out.content;
+  } else {
+    if (typeof data.input !== 'string') {
+      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', { detail: 'content must be a string' });
+    }
+    type = data.type ?? 9;
+    if (type === 10) {
+      content = JSON.stringify(convertCard(data.input, 'json', deps.now()));
+    } else {
+      content = data.input;
+      const length = [...content].length;
+      if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
+    }
+  }
+  const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
+  metrics.renderDuration.observe((performance.now() - started) / 1000);
+  return {
+    bot,
+    cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
+    notPermissionsMention: mentions.blocked,
+    message: {
+      msg_id: data.msg_id,
+      bot_id: bot.id,
+      author_id: bot.user_id,
+      channel_id: channel.id,
+      guild_id: channel.guild_id,
+      type,
+      content: mentions.content,
+      quote: data.quote,
+      temp_target_id: data.temp_target_id,
+      nonce: data.nonce,
+      create_at: deps.now(),
+    },
+  };
+}
+
+async function dispatch(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
+  const { deps, metrics } = ctx;
+  const started = performance.now();
+  let result: SinkResult;
+  if (bot.sink === 'relay') {
+    const token = await deps.store.bots.getUpstreamToken(bot.id);
+    if (bot.relay_url === '' || token === '') {
+      throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
+        status: 0,
+        upstream_code: 0,
+        detail: 'the bot has no relay_url or upstream_token',
+      });
+    }
+    result = await relayMessage({ url: bot.relay_url, token }, m);
+  } else {
+    result = await storeMessage(deps, m);
+  }
+  metrics.dispatchDuration.observe({ sink: bot.sink }, (performance.now() - started) / 1000);
+  return result;
+}
+
+/** A failure that retrying cannot fix: a typed delivery failure or any 4xx-class Herald error. */
+const isPermanent = (err: unknown): boolean =>
+  err instanceof DeliveryFailedError || (err instanceof HeraldError && err.status < 500);
+
+/**
+ * One pipe message, start to end. Job control is by error type only:
+ * - DelayedError after moveToDelayed: the bot's budget is empty or the relay said 429; the
+ *   job waits without spending an attempt and without holding up any other bot.
+ * - UnrecoverableError: a permanent failure, recorded with its reason; no retry.
+ * - Any other error: BullMQ retries with the delivery backoff until attempts run out; the last
+ *   attempt records the failure.
+ */
+export async function processPipeJob(
+  ctx: ProcessContext,
+  job: Job<PipeJob>,
+  token: string | undefined,
+): Promise<void> {
+  const { deps, metrics } = ctx;
+  const data = job.data;
+  const ids: DeliveryIds = {
+    msg_id: data.msg_id,
+    bot_id: data.bot_id,
+    pipe_id: data.pipe_id,
+    channel_id: data.channel_id,
+  };
+  const attempt = job.attemptsMade + 1;
+  let notPermissionsMention: string[] = [];
+  const delay = async (waitMs: number, source: 'bucket' | 'upstream') => {
+    const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + RATE_WAIT_SPREAD * Math.random())));
+    const at = Date.now() + wait;
+    metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
+    await markRateLimited(deps, ids, at, attempt - 1);
+    await job.moveToDelayed(at, token);
+    throw new DelayedError();
+  };
+  try {
+    const prepared = await prepare(ctx, data);
+    notPermissionsMention = prepared.notPermissionsMention;
+    const budget = await takeTokens(
+      deps.redis,
+      messageBucketKey(deps.config.redisPrefix, data.bot_id),
+      messageLimit(prepared.bot),
+      prepared.cost,
+    );
+    if (!budget.allowed) await delay(budget.retryAfterMs, 'bucket');
+    let result: SinkResult;
+    try {
+      result = await dispatch(ctx, prepared.bot, prepared.message);
+    } catch (err) {
+      if (err instanceof UpstreamRateLimitedError) await delay(err.waitMs, 'upstream');
+      throw err;
+    }
+    const sentAt = deps.now();
+    await markSent(deps, ids, {
+      sent_at: sentAt,
+      upstream_msg_id: result.upstream_msg_id,
+      attempts: attempt,
+      not_permissions_mention: notPermissionsMention,
+    });
+    metrics.sent.inc({ sink: prepared.bot.sink });
+    metrics.acceptToSent.observe(Math.max(0, sentAt - data.accepted_at) / 1000);
+  } catch (err) {
+    if (err instanceof DelayedError) throw err;
+    const maxAttempts = job.opts.attempts ?? 1;
+    const reason = describeFailure(err).reason;
+    if (isPermanent(err) || attempt >= maxAttempts) {
+      await markFailed(deps, ids, err, attempt, { ...data }, notPermissionsMention);
+      metrics.failed.inc({ reason });
+      deps.log.info('pipe message failed', {
+        msg_id: data.msg_id,
+        bot_id: data.bot_id,
+        reason,
+        attempts: attempt,
+      });
+      throw new UnrecoverableError(reason);
+    }
+    metrics.retries.inc({ reason });
+    await markRetrying(deps, ids, err, attempt, Date.now());
+    deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt });
+    throw err;
+  }
+}

@@ -1,0 +1,101 @@
+import { DeliveryFailedError } from '../../domain/deliveries/errors/delivery-failed-error.js';
+import { DeliveryRetryError } from '../../domain/deliveries/errors/delivery-retry-error.js';
+import { UpstreamRateLimitedError } from '../../domain/deliveries/errors/upstream-rate-limited-error.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
+import type { OutgoingMessage, SinkResult } from './types.js';
+
+/** How long one relay request may take, headers and body, before it counts as a timeout, in ms. */
+export const RELAY_TIMEOUT_MS = 10_000;
+/** Wait after a 429 that names no reset time, in ms. */
+export const RELAY_DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
+/** Longest wait a 429 can impose on one message before the next try, in ms. */
+export const RELAY_MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** Longest upstream error text kept on the delivery record, in characters. */
+const MAX_UPSTREAM_MESSAGE = 500;
+
+export interface RelayTarget {
+  /** Base URL without a trailing slash, e.g. https://www.example.com */
+  readonly url: string;
+  /** Secret; sent as `Authorization: Bot <token>`, never logged or recorded. */
+  readonly token: string;
+}
+
+/** The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date). */
+export function rateLimitWaitMs(headers: Headers, now: number): number {
+  const clamp = (ms: number) => Math.min(RELAY_MAX_RATE_LIMIT_WAIT_MS, Math.max(0, Math.ceil(ms)));
+  const reset = Number(headers.get('x-rate-limit-reset'));
+  if (headers.get('x-rate-limit-reset') !== null && Number.isFinite(reset)) return clamp(reset * 1000);
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter !== null) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return clamp(seconds * 1000);
+    const at = Date.parse(retryAfter);
+    if (Number.isFinite(at)) return clamp(at - now);
+  }
+  return RELAY_DEFAULT_RATE_LIMIT_WAIT_MS;
+}
+
+const isAbort = (err: unknown): boolean =>
+  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+
+/**
+ * POSTs the message to `${url}/api/v3/message/create` as the platform's own API takes it, with
+ * nonce = msg_id so that a retried or re-run message is recognisable upstream.
+ * 2xx: sent (upstream msg id kept); 429: UpstreamRateLimitedError (wait, no attempt used);
+ * 5xx, timeout, connection error: DeliveryRetryError; any other answer: DeliveryFailedError.
+ */
+export async function relayMessage(target: RelayTarget, m: OutgoingMessage): Promise<SinkResult> {
+  const body: Record<string, unknown> = {
+    type: m.type,
+    target_id: m.channel_id,
+    content: m.content,
+    nonce: m.msg_id,
+  };
+  if (m.quote) body.quote = m.quote;
+  if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${target.url}/api/v3/message/create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bot ${target.token}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(RELAY_TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (err) {
+    if (isAbort(err)) {
+      throw new DeliveryRetryError(REASON.UPSTREAM_TIMEOUT, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
+        detail: `no answer within ${RELAY_TIMEOUT_MS} ms`,
+      });
+    }
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+    throw new DeliveryRetryError(REASON.UPSTREAM_UNREACHABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
+      detail: `connection failed (${cause})`,
+    });
+  }
+  let envelope: { code?: unknown; message?: unknown; data?: { msg_id?: unknown } } = {};
+  try {
+    envelope = JSON.parse(text) as typeof envelope;
+  } catch {
+    // Not JSON: judged by the status alone.
+  }
+  const upstreamMessage = String(envelope.message ?? text).slice(0, MAX_UPSTREAM_MESSAGE);
+  if (res.status === 429) throw new UpstreamRateLimitedError(rateLimitWaitMs(res.headers, Date.now()));
+  if (res.status >= 500) {
+    throw new DeliveryRetryError(REASON.UPSTREAM_UNAVAILABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
+      detail: `HTTP ${res.status}: ${upstreamMessage}`,
+    });
+  }
+  const code = typeof envelope.code === 'number' ? envelope.code : 0;
+  if (res.status >= 200 && res.status < 300 && code === 0) {
+    const id = envelope.data?.msg_id;
+    return { upstream_msg_id: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
+  }
+  throw new DeliveryFailedError(
+    REASON.UPSTREAM_REJECTED,
+    'DELIVERY_UPSTREAM_REJECTED',
+    { status: res.status, upstream_code: code, detail: upstreamMessage },
+    { data: { status: res.status, upstream_code: code, upstream_message: upstreamMessage } },
+  );
+}

@@ -1,0 +1,23 @@
+/** One rendered message, ready for a sink. */
+export interface OutgoingMessage {
+  readonly msg_id: string;
+  readonly bot_id: string;
+  /** The bot's user id: the message's author. */
+  readonly author_id: string;
+  readonly channel_id: string;
+  readonly guild_id: string;
+  /** 9 KMarkdown, 10 card (content is the card JSON text). */
+  readonly type: 9 | 10;
+  readonly content: string;
+  readonly quote: string | null;
+  readonly temp_target_id: string | null;
+  /** The sender's nonce ('' if none), shown in the timeline; the relay gets msg_id instead. */
+  readonly nonce: string;
+  /** When the sink took it, in ms (the timeline's create_at). */
+  readonly create_at: number;
+}
+
+export interface SinkResult {
+  /** The id the relay target gave the message; null for the store sink. */
+  readonly upstream_msg_id: string | null;
+}
