@@ -70,7 +70,8 @@ const toRecord = (d: BotDoc): BotRecord => ({
   updated_at: d.updated_at,
 });
 
-const PUBLIC_FIELDS = { token_hash: 0, upstream_token: 0 } as const;
+// The upstream token is read (toRecord turns it into upstream_token_set) but never returned.
+const PUBLIC_FIELDS = { token_hash: 0 } as const;
 
 export function createBotStore({ Bot }: Models) {
   return {

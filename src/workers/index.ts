@@ -94,7 +94,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     throw err;
   }
   worker.on('error', (err) => log.warn('worker error', { error: err.message }));
-  // Failures the processor did not record itself: a job that stalled too often.
+  // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT.
   worker.on('failed', (job: Job<PipeJob> | undefined) => {
     if (!job) return;
     void recordUnrecorded(deps, job).catch((err: unknown) =>
@@ -134,6 +134,9 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
 }
 
 async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>): Promise<void> {
+  // 'failed' is emitted for every failed attempt; only a job that is now dead counts, and the
+  // processor has recorded those itself unless the job stalled too often.
+  if ((await job.getState()) !== 'failed') return;
   const record = await deps.store.deliveries.get(job.data.msg_id);
   if (record?.status === 'failed') return;
   const data = job.data;

@@ -1,0 +1,368 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipeJob } from '../../src/queue/pipe-messages.js';
+import type { DeliveryRecord } from '../../src/store/index.js';
+import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { createTestChannel, upsertTestUser } from '../helpers/directory.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  answer,
+  createPipe,
+  createTemplate,
+  createWorld,
+  ok,
+  type RelayServer,
+  sendPipe,
+  startRelayServer,
+  type World,
+} from './helpers.js';
+
+/** The worker in this process on the real Redis (BullMQ) and store, a local HTTP relay target. */
+let app: TestApp;
+let workers: RunningWorkers;
+let relay: RelayServer;
+let w: World;
+let pipe: { id: string; token: string };
+
+const record = (msgId: string) => app.res.store.deliveries.get(msgId);
+async function settled(msgId: string, timeout = 15_000): Promise<DeliveryRecord> {
+  await expect
+    .poll(async () => (await record(msgId))?.status, { timeout, interval: 50 })
+    .toMatch(/^(sent|failed)$/);
+  return (await record(msgId)) as DeliveryRecord;
+}
+const list = (channelId: string, token = w.bot.token, query = '') =>
+  app.request<{ items: Array<Record<string, unknown>>; meta: Record<string, number> }>(
+    'GET',
+    `/api/v3/message/list?target_id=${channelId}${query}`,
+    { bot: token },
+  );
+/** A job as the ingest would have queued it (for states the API refuses at the door). */
+async function enqueue(over: Partial<PipeJob>): Promise<string> {
+  const msgId = `direct-${Math.random().toString(36).slice(2)}`;
+  const job: PipeJob = {
+    msg_id: msgId,
+    pipe_id: pipe.id,
+    bot_id: w.bot.id,
+    channel_id: w.channelId,
+    guild_id: w.guildId,
+    template_id: null,
+    type: null,
+    quote: null,
+    nonce: '',
+    temp_target_id: null,
+    input: 'direct',
+    accepted_at: Date.now(),
+    ...over,
+  };
+  await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: job.msg_id });
+  return job.msg_id;
+}
+
+beforeAll(async () => {
+  app = await startTestApp('delivery', { METRICS_PORT: '0', WORKER_CONCURRENCY: '8', HOST: '127.0.0.1' });
+  workers = await startWorkers(app.res);
+  relay = await startRelayServer();
+  w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
+  pipe = await createPipe(app, w);
+});
+
+afterAll(async () => {
+  await workers?.close(2_000);
+  await relay?.close();
+  await app?.close();
+});
+
+describe('store sink', () => {
+  it('delivers a plain message into the channel timeline, listed newest first', async () => {
+    const first = await sendPipe(app, pipe.token, { content: 'first' }, '&nonce=n-1');
+    expect((await settled(first)).status).toBe('sent');
+    const second = await sendPipe(app, pipe.token, { content: 'second **bold**' });
+    const rec = await settled(second);
+    expect(rec).toMatchObject({ status: 'sent', attempts: 1, reason: null });
+    expect(rec.sent_at).toBeGreaterThan(0);
+
+    const r = await list(w.channelId);
+    expect(r.status).toBe(200);
+    expect(r.body.data.items.map((m) => m.content)).toEqual(['second **bold**', 'first']);
+    expect(r.body.data.items[1]).toMatchObject({ id: first, type: 9, nonce: 'n-1', quote: null });
+    expect(r.body.data.items[1]?.author).toMatchObject({ id: w.bot.bot.user_id, bot: true });
+    expect(r.body.data.meta).toMatchObject({ page: 1, total: 2 });
+    const paged = await list(w.channelId, w.bot.token, '&page=2&page_size=1');
+    expect(paged.body.data.items.map((m) => m.id)).toEqual([first]);
+
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${second}`,
+      { bot: w.bot.token },
+    );
+    expect(status.body.data).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
+  it('renders a template with platform data, and quotes a message of the channel', async () => {
+    const quoted = await sendPipe(app, pipe.token, { content: 'to be quoted' });
+    await settled(quoted);
+    const tpl = await createTemplate(
+      app,
+      w,
+      '{{ data.who }} in {{ PLATFORM.getGuild().name }}/{{ PLATFORM.getChannel().name }} by {{ PLATFORM.getSender().username }}; quote: {{ PLATFORM.getQuote().content }}',
+    );
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const msgId = await sendPipe(app, tplPipe.token, { who: 'ci' }, `&quote=${quoted}`);
+    expect((await settled(msgId)).status).toBe('sent');
+    const stored = await app.res.store.messages.get(msgId);
+    expect(stored?.content).toBe('ci in test guild/test channel by test bot; quote: to be quoted');
+    const r = await list(w.channelId);
+    expect(r.body.data.items[0]).toMatchObject({ id: msgId, quote: { id: quoted, content: 'to be quoted' } });
+  });
+
+  it('never adds a message twice when its job runs again', async () => {
+    const msgId = await sendPipe(app, pipe.token, { content: 'once' });
+    await settled(msgId);
+    // The same job again (as after a crash between the insert and the job's completion).
+    const job = await app.res.pipeRuntime.queue.getJob(msgId);
+    await job?.remove();
+    await enqueue({ msg_id: msgId, input: 'once' } as Partial<PipeJob>);
+    await expect
+      .poll(async () => (await app.res.pipeRuntime.queue.getJob(msgId))?.finishedOn, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    const all = await app.res.store.messages.listByChannel(w.channelId, {
+      page: 1,
+      pageSize: 50,
+      sort: { field: 'create_at', dir: -1 },
+    });
+    expect(all.items.filter((m) => m.id === msgId)).toHaveLength(1);
+  });
+
+  it('does not put temporary messages in the timeline; refuses a target user outside the guild', async () => {
+    const member = await upsertTestUser(app);
+    await app.request('POST', '/admin/api/guild-member/add', {
+      admin: true,
+      json: { guild_id: w.guildId, user_id: member.id, roles: [] },
+    });
+    const temp = await sendPipe(app, pipe.token, { content: 'psst' }, `&temp_target_id=${member.id}`);
+    expect((await settled(temp)).status).toBe('sent');
+    expect(await app.res.store.messages.get(temp)).toBeNull();
+
+    const stranger = await upsertTestUser(app);
+    const bad = await enqueue({ temp_target_id: stranger.id });
+    expect(await settled(bad)).toMatchObject({
+      status: 'failed',
+      reason: 'TEMP_TARGET_NOT_MEMBER',
+      code: 40325,
+    });
+  });
+
+  it('neutralises (met)all(met) and (met)here(met) without the mention-everyone permission', async () => {
+    const msgId = await sendPipe(app, pipe.token, {
+      content: 'hey (met)all(met) and (met)here(met) and (met)123(met)',
+    });
+    const rec = await settled(msgId);
+    expect(rec.not_permissions_mention).toEqual(['all', 'here']);
+    expect((await app.res.store.messages.get(msgId))?.content).toBe('hey @all and @here and (met)123(met)');
+  });
+
+  it('message/list: 404 for an unknown channel, 403 for one the bot cannot view', async () => {
+    expect((await list('999999999')).status).toBe(404);
+    const hidden = await createTestChannel(app, w.guildId, {
+      name: 'hidden',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 2048 }],
+    });
+    const r = await list(hidden.id);
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe(40320);
+  });
+});
+
+describe('permanent failures, dead letters and replay', () => {
+  it('fails for good when the bot cannot send, lists it, and replays it once the permission is back', async () => {
+    const muted = await createTestChannel(app, w.guildId, {
+      name: 'muted',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
+    });
+    const msgId = await sendPipe(app, pipe.token, { content: 'muted?' }, `&target_id=${muted.id}`);
+    const rec = await settled(msgId);
+    expect(rec).toMatchObject({ status: 'failed', reason: 'NO_SEND_PERMISSION', code: 40323, attempts: 1 });
+
+    const dead = await app.request<{ items: DeliveryRecord[]; meta: { total: number } }>(
+      'GET',
+      `/admin/api/delivery/list?status=failed&bot_id=${w.bot.id}&pipe_id=${pipe.id}`,
+      { admin: true },
+    );
+    expect(dead.status).toBe(200);
+    expect(dead.body.data.items.map((d) => d.msg_id)).toContain(msgId);
+    expect(dead.body.data.items.find((d) => d.msg_id === msgId)?.reason).toBe('NO_SEND_PERMISSION');
+
+    const notDead = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: await sendPipe(app, pipe.token, { content: 'fine' }) },
+    });
+    expect([409, 404]).toContain(notDead.status);
+
+    const changed = await app.request('POST', '/admin/api/channel/update', {
+      admin: true,
+      json: { id: muted.id, permission_overwrites: [] },
+    });
+    expect(changed.status).toBe(200);
+    const replay = await app.request<{ delivery: DeliveryRecord }>('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: msgId },
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.body.data.delivery).toMatchObject({ status: 'queued', replays: 1 });
+    await expect.poll(async () => (await record(msgId))?.status, { timeout: 15_000 }).toBe('sent');
+    expect((await app.res.store.messages.get(msgId))?.content).toBe('muted?');
+  });
+
+  it('records why: pipe disabled or deleted, template deleted, channel not text, render errors', async () => {
+    const other = await createPipe(app, w);
+    await app.request('POST', '/admin/api/pipe/update', {
+      admin: true,
+      json: { id: other.id, enabled: false },
+    });
+    const disabled = await enqueue({ pipe_id: other.id });
+    const deleted = await enqueue({ pipe_id: 'no-such-pipe' });
+    const voice = await createTestChannel(app, w.guildId, { name: 'voice', type: 2 });
+    const notText = await enqueue({ channel_id: voice.id });
+
+    const tpl = await createTemplate(app, w, 'hi {{ data.x }}');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    await app.request('POST', '/api/v3/template/delete', { bot: w.bot.token, json: { id: tpl } });
+    const tplGone = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: { x: 1 } });
+
+    const broken = await createTemplate(app, w, 'line one\n{{ data.n / 0 }}');
+    const brokenPipe = await createPipe(app, w, { template_id: broken });
+    const renderFail = await sendPipe(app, brokenPipe.token, { n: 1 });
+
+    expect(await settled(disabled)).toMatchObject({ status: 'failed', reason: 'PIPE_DISABLED' });
+    expect(await settled(deleted)).toMatchObject({ status: 'failed', reason: 'PIPE_DELETED' });
+    expect(await settled(notText)).toMatchObject({ status: 'failed', reason: 'CHANNEL_NOT_TEXT' });
+    expect(await settled(tplGone)).toMatchObject({
+      status: 'failed',
+      reason: 'TEMPLATE_DELETED',
+      code: 40020,
+    });
+    const rf = await settled(renderFail);
+    expect(rf.status).toBe('failed');
+    expect(rf).toMatchObject({ reason: 'TEMPLATE_RENDER', code: 40011 });
+    expect(rf.detail).toMatchObject({ code: 40011, line: 2, excerpt: '{{ data.n / 0 }}' });
+  });
+
+  it('a hostile template fails only its own message', async () => {
+    const hostile = await createTemplate(app, w, '{% for i in 1..100000000 %}{{ i }}{% endfor %}');
+    const hostilePipe = await createPipe(app, w, { template_id: hostile });
+    const bad = await sendPipe(app, hostilePipe.token, {});
+    const good = await sendPipe(app, pipe.token, { content: 'still flowing' });
+    expect((await settled(good)).status).toBe('sent');
+    expect(await settled(bad, 30_000)).toMatchObject({ status: 'failed', reason: 'TEMPLATE_LIMIT' });
+  });
+});
+
+describe('relay sink', () => {
+  let rw: World;
+  let rp: { id: string; token: string };
+  beforeAll(async () => {
+    rw = await createWorld(app, {
+      name: 'relay bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'upstream-secret-123',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    rp = await createPipe(app, rw);
+  });
+
+  it('never shows the upstream token', async () => {
+    const view = await app.request('GET', `/admin/api/bot/view?id=${rw.bot.id}`, { admin: true });
+    expect(view.text).not.toContain('upstream-secret-123');
+    expect(view.body.data).toMatchObject({ bot: { sink: 'relay', upstream_token_set: true } });
+    expect(app.logText()).not.toContain('upstream-secret-123');
+  });
+
+  it('posts the message with the bot token and nonce = msg_id; keeps the upstream id', async () => {
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    const msgId = await sendPipe(app, rp.token, { content: 'relayed' });
+    const rec = await settled(msgId);
+    expect(rec).toMatchObject({ status: 'sent', upstream_msg_id: `up-${msgId}` });
+    const req = relay.requests.find((r) => r.body.nonce === msgId);
+    expect(req?.headers.authorization).toBe('Bot upstream-secret-123');
+    expect(req?.body).toMatchObject({ type: 9, target_id: rw.channelId, content: 'relayed', nonce: msgId });
+    expect(await app.res.store.messages.get(msgId)).toBeNull();
+  });
+
+  it('waits on 429 as its headers say without spending an attempt; retries 5xx; 403 fails for good', async () => {
+    let calls429 = 0;
+    let calls500 = 0;
+    relay.handler = (body, res) => {
+      const content = String(body.content);
+      if (content === 'limited' && calls429++ < 2) {
+        return answer(
+          res,
+          429,
+          { code: 42900, message: 'slow down', data: {} },
+          { 'X-Rate-Limit-Reset': '0.2' },
+        );
+      }
+      if (content === 'flaky' && calls500++ < 2)
+        return answer(res, 500, { code: 50000, message: 'boom', data: {} });
+      if (content === 'forbidden') return answer(res, 403, { code: 40300, message: 'no access', data: {} });
+      if (content === 'slow') {
+        setTimeout(() => ok(res, 'slow-ok'), 500);
+        return;
+      }
+      return ok(res, `up-${String(body.nonce)}`);
+    };
+    const limited = await sendPipe(app, rp.token, { content: 'limited' });
+    const flaky = await sendPipe(app, rp.token, { content: 'flaky' });
+    const forbidden = await sendPipe(app, rp.token, { content: 'forbidden' });
+    const slow = await sendPipe(app, rp.token, { content: 'slow' });
+    expect(await settled(limited)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await settled(forbidden)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_REJECTED',
+      code: 40326,
+      detail: { status: 403, upstream_code: 40300, upstream_message: 'no access' },
+    });
+    expect(await settled(slow)).toMatchObject({ status: 'sent', upstream_msg_id: 'slow-ok' });
+    const fr = await settled(flaky, 20_000);
+    expect(fr, JSON.stringify(fr)).toMatchObject({ status: 'sent', attempts: 3 });
+    // Every try of one message carries the same nonce.
+    const nonces = new Set(relay.requests.filter((r) => r.body.content === 'flaky').map((r) => r.body.nonce));
+    expect([...nonces]).toEqual([flaky]);
+  });
+});
+
+describe('rate limit', () => {
+  it('holds a bot to rate + burst and delays its messages without failing them', async () => {
+    const slowBot = await createWorld(app, { name: 'limited bot', rate_capacity: 2, rate_per_second: 4 });
+    const p = await createPipe(app, slowBot);
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
+    );
+    const records = await Promise.all(ids.map((id) => settled(id, 20_000)));
+    expect(records.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
+    const times = records.map((r) => r.sent_at as number).sort((a, b) => a - b);
+    // In any 1 s window: at most burst (2) + rate (4) messages.
+    for (const t of times) expect(times.filter((x) => x >= t && x < t + 1000).length).toBeLessThanOrEqual(6);
+    const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(
+      new RegExp(
+        `herald_pipe_rate_limited_waits_total\\{bot_id="${slowBot.bot.id}",source="bucket"\\} [1-9]`,
+      ),
+    );
+  });
+});
+
+describe('metrics', () => {
+  it('serves Prometheus text on the web process and the worker', async () => {
+    const web = await fetch(`${app.base}/metrics`).then((r) => r.text());
+    expect(web).toMatch(/herald_pipe_messages_accepted_total [1-9]/);
+    const worker = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+    expect(worker).toMatch(/herald_pipe_messages_sent_total\{sink="store"\} [1-9]/);
+    expect(worker).toMatch(/herald_pipe_messages_failed_total\{reason="NO_SEND_PERMISSION"\} 1/);
+    expect(worker).toContain('herald_pipe_render_duration_seconds_bucket');
+    expect(worker).toContain('herald_pipe_dispatch_duration_seconds_bucket');
+    expect(worker).toMatch(/herald_pipe_queue_depth\{state="waiting"\} \d+/);
+    expect(worker).toMatch(/herald_pipe_dead_messages \d+/);
+  });
+});

@@ -1,0 +1,123 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
+import { createTestBot, type TestApp } from '../helpers/test-app.js';
+
+/** A local HTTP server standing in for the relay target; `handler` decides each answer. */
+export interface RelayServer {
+  readonly url: string;
+  readonly requests: Array<{
+    headers: IncomingMessage['headers'];
+    body: Record<string, unknown>;
+    at: number;
+  }>;
+  handler: (body: Record<string, unknown>, res: ServerResponse, n: number) => void;
+  close(): Promise<void>;
+}
+
+export async function startRelayServer(): Promise<RelayServer> {
+  const state: RelayServer = {
+    url: '',
+    requests: [],
+    handler: (body, res) => ok(res, `up-${String(body.nonce)}`),
+    close: async () => {},
+  };
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    req.on('end', () => {
+      const body = JSON.parse(text || '{}') as Record<string, unknown>;
+      state.requests.push({ headers: req.headers, body, at: Date.now() });
+      state.handler(body, res, state.requests.length);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+export function ok(res: ServerResponse, msgId: string): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ code: 0, message: 'ok', data: { msg_id: msgId } }));
+}
+
+export function answer(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export interface World {
+  bot: { id: string; token: string; bot: Record<string, unknown> };
+  guildId: string;
+  channelId: string;
+}
+
+/** A bot that is a member of a guild with a text channel (everyone may view and send). */
+export async function createWorld(
+  app: TestApp,
+  botBody: Record<string, unknown> = {},
+  guildBody: Record<string, unknown> = {},
+): Promise<World> {
+  const bot = await createTestBot(app, botBody);
+  const guild = await createTestGuild(app, guildBody);
+  const channelId = (await createTestChannel(app, guild.id)).id;
+  await addTestMember(app, guild.id, bot.bot.user_id as string);
+  return { bot, guildId: guild.id, channelId };
+}
+
+/** A pipe with a generous intake budget (tests measure the delivery side, not the door). */
+export async function createPipe(
+  app: TestApp,
+  w: World,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; token: string }> {
+  const r = await app.request<{ pipe: { id: string }; access_token: string }>(
+    'POST',
+    '/admin/api/pipe/create',
+    {
+      admin: true,
+      json: {
+        bot_id: w.bot.id,
+        title: 'test pipe',
+        channel_id: w.channelId,
+        rate_limit: { capacity: 10_000, per_second: 10_000 },
+        ...body,
+      },
+    },
+  );
+  if (r.status !== 200) throw new Error(`pipe create failed: ${r.text}`);
+  return { id: r.body.data.pipe.id, token: r.body.data.access_token };
+}
+
+export async function sendPipe(app: TestApp, token: string, json: unknown, query = ''): Promise<string> {
+  const r = await app.request<{ msg_id: string }>(
+    'POST',
+    `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(token)}${query}`,
+    { json },
+  );
+  if (r.status !== 200) throw new Error(`send failed: ${r.text}`);
+  return r.body.data.msg_id;
+}
+
+export async function createTemplate(app: TestApp, w: World, content: string, msgtype = 1): Promise<string> {
+  const r = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+    bot: w.bot.token,
+    json: { title: 'tpl', content, msgtype },
+  });
+  if (r.status !== 200) throw new Error(`template create failed: ${r.text}`);
+  return r.body.data.model.id;
+}
