@@ -1,0 +1,254 @@
+// A template can read its input and the platform objects, nothing else; every bound ends the
+// render with a TemplateLimitError quickly and leaves the process and later renders unaffected.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HeraldError } from '../../../src/errors/index.js';
+import { TemplateLimitError } from '../../../src/render/errors/template-limit-error.js';
+import { TemplateRenderError } from '../../../src/render/errors/template-render-error.js';
+import { prototypeSnapshot, render } from './helpers.js';
+
+let before = '';
+beforeAll(() => {
+  before = prototypeSnapshot();
+});
+
+/** After every attack: prototypes untouched and an ordinary render still works. */
+afterEach(() => {
+  expect(prototypeSnapshot()).toBe(before);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(
+    render('{% for c in data.c %}{{ c.id|upper }}{% if not loop.last %},{% endif %}{% endfor %}', {
+      c: [{ id: 'a' }, { id: 'b' }],
+    }),
+  ).toBe('A,B');
+});
+
+const platform = {
+  sender: {
+    id: 'u1',
+    username: 'bob',
+    identify_num: '0001',
+    online: true,
+    bot: false,
+    status: 0,
+    avatar: '',
+  },
+};
+
+describe('no path to host objects', () => {
+  it.each([
+    '{{ data.__proto__ }}',
+    '{{ data.constructor }}',
+    '{{ data.constructor.constructor("return process") }}',
+    '{{ data["constructor"]["constructor"] }}',
+    '{{ data.toString() }}{{ data.hasOwnProperty("x") }}',
+    '{{ attribute(data, "constructor") }}{{ attribute(data, "__proto__") }}{{ attribute(data, "valueOf", []) }}',
+    '{{ attribute(PLATFORM, "constructor") }}{{ attribute(PLATFORM, "methods") }}{{ attribute(PLATFORM, "findMethod", ["getsender"]) }}',
+    '{{ PLATFORM.constructor }}{{ PLATFORM.__proto__ }}{{ KOOK.methods }}{{ PLATFORM.findMethod("x") }}{{ PLATFORM.prototype }}',
+    '{{ "abc".constructor }}{{ "abc".toUpperCase() }}{{ "abc".length }}{{ [1].push(2) }}{{ (1).toFixed(2) }}',
+    '{% for x in [1] %}{{ loop.constructor }}{{ loop.parent.constructor }}{{ loop.__proto__ }}{% endfor %}',
+    '{{ [1, 2]|map(x => x.constructor)|join }}{{ [2, 1]|sort((a, b) => a.constructor)|join }}',
+    '{{ _context.constructor }}{{ _charset.constructor }}',
+    '{{ data.sender.__proto__.polluted }}',
+  ])('%s prints nothing', (template) => {
+    // map gives [null, null]; a comparator answering null keeps the order
+    expect(render(template, { x: 1 }, platform)).toBe(template.includes('join') ? '21' : '');
+  });
+
+  it('hash literals with __proto__ keys are plain data', () => {
+    expect(
+      render(
+        '{% set x = {"__proto__": {"polluted": 1}, constructor: 2} %}{{ x|json_encode }}|{{ x.__proto__.polluted }}',
+      ),
+    ).toBe('{"__proto__":{"polluted":1},"constructor":2}|1');
+    expect(render('{{ {}|merge({"__proto__": {"polluted": 1}})|json_encode }}')).toBe(
+      '{"__proto__":{"polluted":1}}',
+    );
+  });
+
+  it('input keys named __proto__ are data, never prototypes', () => {
+    const data = JSON.parse('{"__proto__": {"polluted": "yes"}, "a": {"__proto__": 1}}') as unknown;
+    expect(
+      render('{{ data.__proto__.polluted }}|{{ data.a.__proto__ }}|{{ data|keys|join(",") }}', data),
+    ).toBe('yes|1|__proto__,a');
+  });
+
+  it('_self only names macros; unknown names are render errors', () => {
+    expect(() => render('{{ _self.constructor() }}')).toThrow(TemplateRenderError);
+    expect(() => render('{{ _self.__proto__() }}')).toThrow(TemplateRenderError);
+    expect(render('{{ _self }}')).toBe('template');
+  });
+
+  it('filters take arrow functions only, never names of host functions', () => {
+    for (const t of [
+      '{{ [1]|map("constructor")|join }}',
+      '{{ [1]|filter("eval")|join }}',
+      '{{ [1]|sort("system")|join }}',
+      '{{ [1]|reduce("x") }}',
+    ]) {
+      expect(() => render(t), t).toThrow(TemplateRenderError);
+    }
+  });
+
+  it('calling the result of an expression is not Twig syntax', () => {
+    expect(() => render('{{ data.constructor.constructor("return process")() }}')).toThrow(HeraldError);
+  });
+
+  it('no globals besides data, PLATFORM and KOOK', () => {
+    expect(
+      render(
+        '{{ process }}{{ globalThis }}{{ require }}{{ setTimeout }}{{ Object }}{{ _context|keys|join(",") }}',
+        {},
+      ),
+    ).toBe('PLATFORM,KOOK,data');
+  });
+
+  it('the render never mutates its input', () => {
+    const data = { list: [3, 1, 2], h: { b: 1, a: 2 }, s: ' x ' };
+    const before = JSON.stringify(data);
+    render(
+      '{% set data = data|merge({x: 1}) %}{{ data.list|sort|join }}{{ data.h|sort|json_encode }}{{ data.list|reverse|join }}{% set l = data.list %}{{ l|merge([4])|join }}{{ data.s|trim }}',
+      data,
+    );
+    expect(JSON.stringify(data)).toBe(before);
+  });
+
+  it('functions that reach files or the host are compile errors', () => {
+    for (const t of [
+      '{{ include("x") }}',
+      '{{ source("x") }}',
+      '{{ constant("PHP_VERSION") }}',
+      '{{ dump(data) }}',
+      '{{ template_from_string("x") }}',
+      '{% include "x" %}',
+      '{% extends "x" %}',
+      '{% embed "x" %}{% endembed %}',
+      '{% import "x" as y %}',
+      '{% if x is constant("A") %}{% endif %}',
+    ]) {
+      expect(() => render(t), t).toThrow(HeraldError);
+    }
+  });
+});
+
+/** Runs a template that must hit `limit`, and checks it stops fast. */
+function expectLimit(template: string, limit: string | RegExp, data: unknown = {}): void {
+  const start = performance.now();
+  let caught: unknown;
+  try {
+    render(template, data);
+  } catch (err) {
+    caught = err;
+  }
+  const ms = performance.now() - start;
+  expect(caught, template).toBeInstanceOf(TemplateLimitError);
+  expect((caught as TemplateLimitError).limit).toMatch(limit);
+  // "well under 100 ms" on an idle machine; generous here because CI machines are shared
+  expect(ms, `${template} took ${ms.toFixed(1)} ms`).toBeLessThan(250);
+}
+
+describe('bounded work', () => {
+  it.each<[string, string, string | RegExp, unknown?]>([
+    [
+      'nested loops',
+      '{% for i in 1..10000 %}{% for j in 1..10000 %}{% endfor %}{% endfor %}',
+      /maxSteps|maxRenderMs/,
+    ],
+    ['huge range', '{% for i in range(1, 1000000000) %}{% endfor %}', 'maxArrayLength'],
+    ['huge range operator', '{{ (1..2000000000)|length }}', 'maxArrayLength'],
+    [
+      'string doubling with ~',
+      '{% set s = "x" %}{% for i in 1..40 %}{% set s = s ~ s %}{% endfor %}',
+      'maxStringLength',
+    ],
+    ['format width', '{{ "%099999999d"|format(1) }}', 'maxStringLength'],
+    ['format precision', '{{ "%.99999999f"|format(1) }}', 'maxStringLength'],
+    ['number_format decimals', '{{ 1|number_format(1000000000) }}', 'maxStringLength'],
+    ['batch fill', '{{ [1, 2]|batch(1000000000, "x")|length }}', 'maxArrayLength'],
+    [
+      'macro recursion',
+      '{% macro r(n) %}{{ _self.r(n + 1) }}{% endmacro %}{{ _self.r(1) }}',
+      'maxMacroDepth',
+    ],
+    [
+      'output size',
+      '{% for i in 1..1000 %}{% for j in 1..1000 %}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{% endfor %}{% endfor %}',
+      /maxOutputLength|maxSteps/,
+    ],
+    [
+      'join of huge arrays',
+      '{% for i in 1..1000 %}{% set x = range(1, 99999)|join(",") %}{% endfor %}',
+      /maxSteps|maxRenderMs/,
+    ],
+    [
+      'merge doubling',
+      '{% set a = [1] %}{% for i in 1..40 %}{% set a = a|merge(a) %}{% endfor %}',
+      /maxArrayLength|maxSteps/,
+    ],
+    [
+      'split amplification',
+      '{% set s = "x"|format %}{% for i in 1..21 %}{% set s = s ~ s %}{% endfor %}{{ s|split("")|length }}',
+      /maxArrayLength|maxStringLength/,
+    ],
+    [
+      'in over a big array in a loop',
+      '{% set a = range(1, 90000) %}{% for i in 1..5000 %}{% if -1 in a %}{% endif %}{% endfor %}',
+      /maxSteps|maxRenderMs/,
+    ],
+    [
+      'sort comparator calls',
+      '{% for i in 1..100 %}{{ range(1, 90000)|sort((a, b) => b - a)|length }}{% endfor %}',
+      /maxSteps|maxRenderMs/,
+    ],
+    [
+      'replace amplification',
+      '{% set s = "ab" %}{% for i in 1..30 %}{% set s = s|replace({"a": "aa", "b": "bb"}) %}{% endfor %}',
+      /maxStringLength|maxSteps|maxRenderMs/,
+    ],
+    ['map nesting', '{{ range(1, 50000)|map(x => range(1, 50000)|length)|length }}', /maxSteps|maxRenderMs/],
+  ])('%s', (_name, template, limit) => {
+    expectLimit(template, limit);
+  });
+
+  it('deep nesting is refused at compile time', () => {
+    expectLimit(`{{ ${'('.repeat(500)}1${')'.repeat(500)} }}`, 'maxNestingDepth');
+    expectLimit(`{{ 1${'|abs'.repeat(5000)} }}`, 'maxNestingDepth');
+    expectLimit(`{{ 1${' + 1'.repeat(5000)} }}`, 'maxNestingDepth');
+    expectLimit(`${'{% if true %}'.repeat(500)}${'{% endif %}'.repeat(500)}`, 'maxNestingDepth');
+  });
+
+  it('huge templates are refused', () => {
+    expectLimit(`{{ "${'x'.repeat(300_000)}" }}`, 'maxTemplateLength');
+  });
+
+  it('regular expressions run in linear time', () => {
+    const start = performance.now();
+    expect(render(`{{ "${'a'.repeat(5000)}!" matches "/^(a+)+$/" }}`)).toBe('0');
+    expect(performance.now() - start).toBeLessThan(250);
+    expect(() => render('{{ "aa" matches "/(a)\\\\1/" }}')).toThrow(TemplateRenderError);
+  });
+
+  it('long runs of whitespace do not make trimming quadratic', () => {
+    const start = performance.now();
+    render(`${' '.repeat(150_000)}x{{- 1 }}{{ data.s|trim }}`, {
+      s: `${' '.repeat(500_000)}x${' '.repeat(500_000)}`,
+    });
+    expect(performance.now() - start).toBeLessThan(250);
+  });
+
+  it('limits are configurable per template', () => {
+    expect(() => render('{% for i in 1..100 %}{% endfor %}', {}, {}, {}, { maxSteps: 50 })).toThrow(
+      TemplateLimitError,
+    );
+    expect(() => render('{{ "abcdef" }}', {}, {}, {}, { maxOutputLength: 3 })).toThrow(TemplateLimitError);
+  });
+
+  it('limit errors carry the position of the failing construct', () => {
+    try {
+      render('line one\n{{ "%0999999999d"|format(1) }}');
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(TemplateLimitError);
+      expect((err as TemplateLimitError).data).toMatchObject({ limit: 'maxStringLength', line: 2 });
+    }
+  });
+});

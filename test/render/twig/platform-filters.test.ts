@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { render } from './helpers.js';
+
+const samples = [
+  'plain',
+  'He said "hi" \\ and left',
+  "it's 'quoted'",
+  'line1\nline2\n\nline4',
+  'tab\there',
+  'controls \u0000\u0001\u0007\u001b\u001f\u007f end',
+  'cr\rhere',
+  'emoji 😀 👨‍👩‍👧 CJK 中文 ünïcödé',
+  'yaml: {not: [a, map]} # comment & *alias !tag %',
+  '\u2028 separators \u2029',
+];
+
+describe('json_escape', () => {
+  it('matches PHP json_encode(JSON_UNESCAPED_UNICODE|JSON_UNESCAPED_SLASHES) without quotes', () => {
+    expect(render('{{ data.s|json_escape }}', { s: 'a"b\\c\n/é😀\u2028\u0001' })).toBe(
+      'a\\"b\\\\c\\n/é😀\\u2028\\u0001',
+    );
+    expect(
+      render(
+        '{{ null|json_escape }}|{{ false|json_escape }}|{{ true|json_escape }}|{{ [1]|json_escape }}|{{ 1.5|json_escape }}',
+      ),
+    ).toBe('||1|Array|1.5');
+  });
+
+  it('gives back the input when parsed as a JSON string', () => {
+    for (const s of samples) expect(JSON.parse(`"${render('{{ data.s|json_escape }}', { s })}"`)).toBe(s);
+  });
+});
+
+describe('yaml_escape', () => {
+  it('mode 0 escapes for a double-quoted scalar and round-trips through the yaml package', () => {
+    expect(render('{{ data.s|yaml_escape }}', { s: 'a"b\\c\n\t\u0001' })).toBe('a\\"b\\\\c\\n\\t\\x01');
+    for (const s of samples) {
+      const text = render('v: "{{ data.s|yaml_escape }}"', { s });
+      expect(parse(text).v, JSON.stringify(s)).toBe(s);
+    }
+  });
+
+  it('mode 1 escapes for a single-quoted scalar and round-trips through the yaml package', () => {
+    expect(render('{{ data.s|yaml_escape(1) }}', { s: "it's\nok" })).toBe("it''s\n\nok");
+    // Like the platform, mode 1 only doubles quotes and writes each LF twice. That round-trips
+    // single line breaks; a CR, consecutive line breaks (2k written breaks fold back to 2k - 1)
+    // and spaces next to a line break (folding trims them) do not survive a single-quoted scalar.
+    expect(parse(render("'{{ data.s|yaml_escape(1) }}'", { s: 'a\n\nb' }))).toBe('a\n\n\nb');
+    for (const s of samples.filter((x) => !x.includes('\r') && !x.includes('\n\n'))) {
+      // a document whose root is the scalar: continuation lines need no indentation there
+      const text = render("'{{ data.s|yaml_escape(1) }}'", { s });
+      expect(parse(text), JSON.stringify(s)).toBe(s);
+    }
+  });
+
+  it('casts like PHP: null and false are empty, arrays read "Array"', () => {
+    expect(render('[{{ null|yaml_escape }}][{{ [1]|yaml_escape(1) }}][{{ 1.0|yaml_escape }}]')).toBe(
+      '[][Array][1]',
+    );
+  });
+});
+
+describe('kmd_escape', () => {
+  it('returns its input unchanged', () => {
+    expect(render('{{ "**bold** `x`"|kmd_escape }}|{{ data.n|kmd_escape + 1 }}', { n: 2 })).toBe(
+      '**bold** `x`|3',
+    );
+  });
+});
