@@ -1,0 +1,183 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+
+/** Worker processes (tsx src/bin/worker.ts) killed, stopped and run side by side. */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+let app: TestApp;
+let relay: RelayServer;
+
+interface Proc {
+  child: ChildProcess;
+  out: string[];
+  exited: Promise<number | null>;
+}
+
+function startWorker(): Proc {
+  const prefix = app.config.redisPrefix;
+  const mongo = new URL(app.config.mongoUrl);
+  mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
+  const child = spawn(tsx, ['src/bin/worker.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      MONGO_URL: mongo.toString(),
+      REDIS_PREFIX: prefix,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+      WORKER_CONCURRENCY: '8',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, out, exited };
+}
+
+async function started(p: Proc): Promise<void> {
+  await expect.poll(() => p.out.join(''), { timeout: 20_000, interval: 50 }).toContain('"worker started"');
+}
+
+const statuses = async (ids: readonly string[]) =>
+  Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
+
+const running: Proc[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp('worker_processes');
+  relay = await startRelayServer();
+});
+
+afterAll(async () => {
+  for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await relay?.close();
+  await app?.close();
+});
+
+describe('worker processes', () => {
+  it('loses nothing and duplicates nothing when a worker is killed with SIGKILL mid-run', async () => {
+    relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 200);
+    const storeWorld = await createWorld(app, {
+      name: 'store bot',
+      rate_capacity: 100_000,
+      rate_per_second: 100_000,
+    });
+    const relayWorld = await createWorld(app, {
+      name: 'relay bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-kill',
+      rate_capacity: 100_000,
+      rate_per_second: 100_000,
+    });
+    const storePipe = await createPipe(app, storeWorld);
+    const relayPipe = await createPipe(app, relayWorld);
+    const a = startWorker();
+    const b = startWorker();
+    running.push(a, b);
+    await Promise.all([started(a), started(b)]);
+
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      ids.push(await sendPipe(app, storePipe.token, { content: `s${i}` }));
+      ids.push(await sendPipe(app, relayPipe.token, { content: `r${i}` }));
+    }
+    // Kill one worker while messages are in flight.
+    await expect
+      .poll(async () => (await statuses(ids)).filter((s) => s === 'sent').length, {
+        timeout: 20_000,
+        interval: 20,
+      })
+      .toBeGreaterThan(20);
+    a.child.kill('SIGKILL');
+    await a.exited;
+
+    // Every message ends sent (the killed worker's jobs are taken over once their locks lapse).
+    await expect
+      .poll(async () => (await statuses(ids)).filter((s) => s !== 'sent').length, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe(0);
+    const timeline = await app.res.store.messages.countByChannel(storeWorld.channelId);
+    expect(timeline).toBe(150);
+    // The relay saw every relayed message, each under its own msg_id as nonce only.
+    const relayIds = new Set(ids.filter((_, i) => i % 2 === 1));
+    const nonces = new Set(relay.requests.map((r) => String(r.body.nonce)));
+    for (const id of relayIds) expect(nonces.has(id)).toBe(true);
+    for (const r of relay.requests) expect(relayIds.has(String(r.body.nonce))).toBe(true);
+    b.child.kill('SIGTERM');
+    expect(await b.exited).toBe(0);
+  }, 120_000);
+
+  it('two workers share one bot limit: the relay never sees more than rate + burst per second', async () => {
+    relay.requests.length = 0;
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    const w = await createWorld(app, {
+      name: 'shared limit bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-shared',
+      rate_capacity: 5,
+      rate_per_second: 10,
+    });
+    const p = await createPipe(app, w);
+    const a = startWorker();
+    const b = startWorker();
+    running.push(a, b);
+    await Promise.all([started(a), started(b)]);
+    const ids = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
+    );
+    await expect
+      .poll(async () => (await statuses(ids)).filter((s) => s === 'sent').length, {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(60);
+    const times = relay.requests.map((r) => r.at).sort((x, y) => x - y);
+    for (const t of times) expect(times.filter((x) => x >= t && x < t + 1000).length).toBeLessThanOrEqual(15);
+    const aLog = a.out.join('');
+    const bLog = b.out.join('');
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    expect([await a.exited, await b.exited]).toEqual([0, 0]);
+    expect(aLog + bLog).not.toContain('tok-shared');
+  }, 60_000);
+
+  it('SIGTERM finishes in-flight messages, then exits 0', async () => {
+    relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 800);
+    const w = await createWorld(app, {
+      name: 'drain bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-drain',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    const p = await createPipe(app, w);
+    const worker = startWorker();
+    running.push(worker);
+    await started(worker);
+    const ids = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => sendPipe(app, p.token, { content: `d${i}` })),
+    );
+    await expect
+      .poll(() => relay.requests.filter((r) => ids.includes(String(r.body.nonce))).length, {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBe(4);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(await statuses(ids)).toEqual(['sent', 'sent', 'sent', 'sent']);
+  }, 60_000);
+});

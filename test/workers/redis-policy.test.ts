@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { checkRedisPolicy, RedisPolicyError } from '../../src/workers/redis-policy.js';
+
+/** Start-up check against real, throw-away redis-server instances with chosen settings. */
+const children: ChildProcess[] = [];
+const clients: Redis[] = [];
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const a = s.address();
+  const port = typeof a === 'object' && a ? a.port : 0;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function redisWith(args: string[]): Promise<Redis> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args],
+    {
+      stdio: 'ignore',
+    },
+  );
+  children.push(child);
+  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
+  client.on('error', () => {});
+  clients.push(client);
+  await expect.poll(() => client.status, { timeout: 10_000 }).toBe('ready');
+  return client;
+}
+
+function capture() {
+  const lines: string[] = [];
+  return { log: createLogger('debug', (l) => lines.push(l)), lines };
+}
+
+afterEach(() => {
+  for (const c of clients.splice(0)) c.disconnect();
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+describe('checkRedisPolicy', () => {
+  it('refuses an evicting maxmemory-policy', async () => {
+    const redis = await redisWith(['--maxmemory-policy', 'allkeys-lru']);
+    await expect(checkRedisPolicy(redis, capture().log)).rejects.toBeInstanceOf(RedisPolicyError);
+  });
+
+  it('accepts noeviction, warning when AOF is off', async () => {
+    const redis = await redisWith(['--maxmemory-policy', 'noeviction', '--appendonly', 'no']);
+    const { log, lines } = capture();
+    await checkRedisPolicy(redis, log);
+    expect(lines.join('\n')).toContain('AOF persistence is off');
+  });
+
+  it('warns and goes on when CONFIG is not allowed', async () => {
+    const redis = await redisWith(['--rename-command', 'CONFIG', '""', '--maxmemory-policy', 'allkeys-lru']);
+    const { log, lines } = capture();
+    await checkRedisPolicy(redis, log);
+    expect(lines.join('\n')).toContain('CONFIG GET is not allowed');
+  });
+});
