@@ -60,6 +60,15 @@ const BINARY: Readonly<Record<string, Binary>> = {
 
 const NO_ARGS: readonly Value[] = [];
 
+/** PHP's ArgumentCountError, raised when the template is compiled rather than rendered. */
+function checkArity(fns: readonly unknown[], required: number, max: number, what: string, pos: number): void {
+  for (let i = 0; i < required; i++) {
+    if (fns[i] === undefined)
+      throw new CompileFault(`Too few arguments for ${what}: ${required} required.`, pos);
+  }
+  if (fns.length > max) throw new CompileFault(`Too many arguments for ${what}: at most ${max}.`, pos);
+}
+
 function evalArgs(f: Frame, fns: readonly (ExprFn | undefined)[]): Args {
   const out = new Array<Value | undefined>(fns.length);
   for (let i = 0; i < fns.length; i++) {
@@ -145,6 +154,11 @@ export class ExprCompiler {
         const params = e.params;
         return (f) =>
           new Arrow((st, args) => {
+            if (args.length < params.length) {
+              fail(
+                `Too few arguments to function {closure}(), ${args.length} passed and exactly ${params.length} expected`,
+              );
+            }
             const vars = new Map(f.vars);
             for (let i = 0; i < params.length; i++) vars.set(params[i]!, args[i] ?? null);
             return body({ vars, st });
@@ -265,6 +279,13 @@ export class ExprCompiler {
     const def = FILTERS.get(name);
     if (!def) throw new CompileFault(`Unknown "${name}" filter.`, pos);
     const fns = orderArgs(args, def.params, false, `filter "${name}"`, pos, (a) => this.compile(a.value));
+    checkArity(
+      fns,
+      def.required ?? 0,
+      def.strictArity ? def.params.length : Infinity,
+      `filter "${name}"`,
+      pos,
+    );
     const fn = def.fn;
     if (fns.length === 0) return this.guard((f) => fn(f.st, input(f), NO_ARGS), pos);
     return this.guard((f) => {
@@ -281,6 +302,16 @@ export class ExprCompiler {
     const fns = orderArgs(args, def.params, def.variadic ?? false, `function "${name}"`, pos, (a) =>
       this.compile(a.value),
     );
+    if (!def.variadic)
+      checkArity(
+        fns,
+        def.required ?? 0,
+        def.strictArity ? def.params.length : Infinity,
+        `function "${name}"`,
+        pos,
+      );
+    if (def.variadic && fns.length === 0)
+      throw new CompileFault(`${name}() expects at least 1 argument, 0 given`, pos);
     const fn = def.fn;
     return this.guard((f) => {
       f.st.step();

@@ -61,7 +61,12 @@ function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
 export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>([
   [
     'range',
-    { params: ['low', 'high', 'step'], fn: (st, a) => range(st, a[0] ?? null, a[1] ?? null, a[2] ?? 1) },
+    {
+      params: ['low', 'high', 'step'],
+      required: 2,
+      strictArity: true,
+      fn: (st, a) => range(st, a[0] ?? null, a[1] ?? null, a[2] ?? 1),
+    },
   ],
   ['max', { params: [], variadic: true, fn: (_st, a) => extreme(a, 1, 'max') }],
   ['min', { params: [], variadic: true, fn: (_st, a) => extreme(a, -1, 'min') }],
@@ -69,6 +74,7 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, Funct
     'cycle',
     {
       params: ['values', 'position'],
+      required: 2,
       fn: (_st, a) => {
         const values = a[0];
         if (!(values instanceof PhpArray)) return values ?? null;

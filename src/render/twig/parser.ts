@@ -258,7 +258,7 @@ export class Parser {
       );
     }
     this.endBlock();
-    if (this.macros.has(name)) throw new CompileFault(`The macro "${name}" has already been defined.`, pos);
+    // like Twig 3.5, a later definition with the same name replaces the earlier one
     this.macros.set(name, { name, pos, params, body });
   }
 

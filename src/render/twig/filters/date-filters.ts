@@ -7,5 +7,7 @@ export const DATE_FILTERS: Readonly<Record<string, FilterDef>> = {
     const format = a[0] === undefined || a[0] === null ? 'F j, Y H:i' : toStr(a[0]);
     return formatDate(toDate(st, v, a[1]), format);
   }),
-  date_modify: filter(['modifier'], (st, v, a) => modify(toDate(st, v, false), toStr(a[0] ?? ''))),
+  date_modify: filter(['modifier'], (st, v, a) => modify(toDate(st, v, false), toStr(a[0] ?? '')), {
+    required: 1,
+  }),
 };

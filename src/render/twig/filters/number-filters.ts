@@ -45,7 +45,7 @@ function abs(v: Value): Value {
 }
 
 export const NUMBER_FILTERS: Readonly<Record<string, FilterDef>> = {
-  abs: filter([], (_st, v) => abs(v)),
+  abs: filter([], (_st, v) => abs(v), { strict: true }),
   round: filter(['precision', 'method'], (_st, v, a) => {
     const precision = toInt(a[0] ?? 0);
     const method = a[1] === undefined ? 'common' : toStr(a[1]);

@@ -220,16 +220,20 @@ export const STRING_FILTERS: Readonly<Record<string, FilterDef>> = {
     stripTags(stringArg(v, 'striptags'), a[0] === undefined || a[0] === null ? '' : toStr(a[0])),
   ),
   spaceless: filter([], (_st, v) => phpTrim(stringArg(v, 'spaceless').replace(/>[ \t\n\r\v\f]+</g, '><'))),
-  replace: filter(['from'], (st, v, a) => {
-    const from = a[0];
-    if (!(from instanceof PhpArray)) {
-      return fail(
-        `The "replace" filter expects an array or "Traversable" as replace values, got "${from === null || from === undefined ? 'null' : typeof from}".`,
-      );
-    }
-    return strtrArray(st, stringArg(v, 'replace'), from);
-  }),
-  split: filter(['delimiter', 'limit'], split),
+  replace: filter(
+    ['from'],
+    (st, v, a) => {
+      const from = a[0];
+      if (!(from instanceof PhpArray)) {
+        return fail(
+          `The "replace" filter expects an array or "Traversable" as replace values, got "${from === null || from === undefined ? 'null' : typeof from}".`,
+        );
+      }
+      return strtrArray(st, stringArg(v, 'replace'), from);
+    },
+    { required: 1 },
+  ),
+  split: filter(['delimiter', 'limit'], split, { required: 1 }),
   url_encode: filter([], (_st, v) => {
     if (v instanceof PhpArray) return httpBuildQuery(v, '');
     return rawUrlEncode(stringArg(v, 'url_encode'));

@@ -196,8 +196,28 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     );
     return new TwigDate(ms, keepTz ? srcTz : tz);
   }
-  const rel = /^[+-]?\d+\s*[a-z]+|^(today|tomorrow|yesterday|midnight|noon)/i.test(s);
+  const rel =
+    /^[+-]?\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b|^(today|tomorrow|yesterday|midnight|noon)\b|^(first|last) day of/i.test(
+      s,
+    );
   if (rel) return modify(new TwigDate(st.now, tz), s);
+  // Other formats ("15 Jan 2024", "01/15/2024"): read the wall clock as UTC, then place it in the
+  // default timezone, never in the host's local zone.
+  const asUtc = Date.parse(`${s} UTC`);
+  if (!Number.isNaN(asUtc)) {
+    const d = new Date(asUtc);
+    const ms = wallToMs(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + 1,
+      d.getUTCDate(),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+      st.timezone,
+    );
+    return new TwigDate(ms, tz);
+  }
   const parsed = Date.parse(s);
   if (!Number.isNaN(parsed)) return new TwigDate(parsed, tz);
   return fail(`Failed to parse time string (${s})`);
