@@ -34,7 +34,7 @@ export function authenticatePipe(deps: PipeDeps, token: string): Promise<CachedP
 
 /** Takes one message from the pipe's budget (shared by every web process through Redis). */
 export function takePipeBudget(deps: PipeDeps, pipe: CachedPipe, bucket = 'send'): Promise<BucketResult> {
-  return takeTokens(deps.redis, `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`, pipe.rate_limit);
+  return takeTokens(deps.pipeRuntime.redis, `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`, pipe.rate_limit);
 }
 
 export interface PipeMessageRequest {
@@ -132,7 +132,7 @@ export async function acceptPipeMessage(
   }
 
   const redisKey = idempotencyRedisKey(deps.config.redisPrefix, pipe.id, req.idempotencyKey);
-  const claim = await claimIdempotencyKey(deps.redis, {
+  const claim = await claimIdempotencyKey(deps.pipeRuntime.redis, {
     redisKey,
     bodyHash: sha256Hex(req.rawBody),
     msgId: job.msg_id,
@@ -146,12 +146,12 @@ export async function acceptPipeMessage(
   try {
     await enqueue(deps, job);
   } catch (err) {
-    await releaseClaim(deps.redis, redisKey, job.msg_id);
+    await releaseClaim(deps.pipeRuntime.redis, redisKey, job.msg_id);
     throw err;
   }
   // The message is stored: it is accepted even if the confirmation fails (a retry finds the job
   // and confirms the claim then).
-  await acceptClaim(deps.redis, redisKey, job.msg_id).catch((err: unknown) =>
+  await acceptClaim(deps.pipeRuntime.redis, redisKey, job.msg_id).catch((err: unknown) =>
     deps.log.warn('idempotency claim not confirmed', {
       pipe_id: pipe.id,
       msg_id: job.msg_id,

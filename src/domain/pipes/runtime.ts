@@ -18,6 +18,12 @@ export const CHANNEL_CACHE_FRESH_MS = 60_000;
  */
 export interface PipeRuntime {
   readonly queue: PipeQueue;
+  /**
+   * Command client of the hot path (pipe budget, idempotency claims): no offline queue, like
+   * the main client, plus auto-pipelining, so that the commands of concurrent requests issued
+   * in one tick share one write.
+   */
+  readonly redis: Redis;
   readonly pipes: PipeCache;
   readonly channels: LiveCache<ChannelRecord>;
   readonly defaultLimit: BucketLimit;
@@ -39,8 +45,29 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     load: (id) => getChannel(deps, id),
   });
 
-  const queue = await createPipeQueue(config);
-  const closers: Array<() => Promise<void>> = [() => queue.close()];
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: config.dbTimeoutMs,
+    enableAutoPipelining: true,
+  });
+  redis.on('error', () => {}); // reported by the main client's listener
+  await redis.connect();
+  const closers: Array<() => Promise<void>> = [
+    () => redis.quit().then(
+      () => undefined,
+      () => redis.disconnect(),
+    ),
+  ];
+  let queue: Awaited<ReturnType<typeof createPipeQueue>>;
+  try {
+    queue = await createPipeQueue(config);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  closers.push(() => queue.close());
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
   };
@@ -67,6 +94,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   let closing: Promise<void> | undefined;
   return {
     queue: queue.queue,
+    redis,
     pipes,
     channels,
     defaultLimit,

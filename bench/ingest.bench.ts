@@ -1,0 +1,242 @@
+// `npm run bench:ingest`: send-pipemsg requests per second and p50/p99 latency at 64
+// connections, against a baseline Koa app doing the minimum an ingest endpoint must do
+// (koa-body JSON parse + ajv + one Redis GET + one BullMQ add), measured in the same run,
+// alternating baseline and Herald runs. Each server is its own child process on loopback; this
+// process only drives the load (autocannon). Bounded: ROUNDS x 2 runs of SECONDS each.
+// Not a test: it prints numbers and the ratio Herald/baseline (goal: >= 1.0x, p99 < 25 ms).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 64;
+const WARMUP_SECONDS = 2;
+const BODY = JSON.stringify({ content: 'Pipeline **#4711** passed on `main` in 3m 12s' });
+
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Starts a child server and waits for its ready message (over IPC). Its stdout (Herald's request
+ * log, one JSON line per request as in production) goes to /dev/null, not through this process.
+ */
+function startServer(kind: 'herald' | 'baseline', env: Record<string, string>) {
+  const prof =
+    process.env.BENCH_PROF && kind === 'herald'
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`]
+      : [];
+  const child = spawn(
+    process.execPath,
+    [...prof, '--import', 'tsx', fileURLToPath(import.meta.url), `serve-${kind}`],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  return new Promise<{ child: ChildProcess; port: number; token: string }>((resolve, reject) => {
+    child.once('message', (m: { port: number; token: string }) => resolve({ child, ...m }));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
+  });
+}
+
+/** The child's CPU time so far (user + system), in µs. */
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (m: { cpu: number }) => resolve(m.cpu));
+    child.send('cpu');
+  });
+}
+
+async function run(server: ChildProcess, url: string, seconds: number, headers: Record<string, string> = {}) {
+  const cpu0 = await cpuOf(server);
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: BODY,
+  });
+  const cpu = (await cpuOf(server)) - cpu0;
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}`);
+  // Server CPU per request: robust to other load on the machine, unlike req/s.
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpu / r.requests.total };
+}
+
+async function main() {
+  const tag = randomBytes(4).toString('hex');
+  const env = {
+    ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    REDIS_PREFIX: `herald-bench-${tag}`,
+    MONGO_URL: `mongodb://127.0.0.1:27017/herald_bench_${tag}`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  };
+  const herald = await startServer('herald', env);
+  const baseline = await startServer('baseline', env);
+  try {
+    const heraldUrl = `http://127.0.0.1:${herald.port}/api/v3/message/send-pipemsg?access_token=${herald.token}`;
+    const baselineUrl = `http://127.0.0.1:${baseline.port}/ingest?access_token=${herald.token}`;
+    process.stdout.write(
+      `send-pipemsg vs baseline: ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each, alternating\n`,
+    );
+    await run(baseline.child, baselineUrl, WARMUP_SECONDS);
+    await run(herald.child, heraldUrl, WARMUP_SECONDS);
+    const rows: Record<
+      'baseline' | 'herald',
+      Array<{ rps: number; p50: number; p99: number; cpuUs: number }>
+    > = {
+      baseline: [],
+      herald: [],
+    };
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [name, server, url] of [
+        ['baseline', baseline.child, baselineUrl],
+        ['herald', herald.child, heraldUrl],
+      ] as const) {
+        const r = await run(server, url, SECONDS);
+        rows[name].push(r);
+        process.stdout.write(
+          `  round ${i + 1} ${name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req\n`,
+        );
+      }
+    }
+    const summary = (name: 'baseline' | 'herald') => ({
+      rps: median(rows[name].map((r) => r.rps)),
+      p50: median(rows[name].map((r) => r.p50)),
+      p99: median(rows[name].map((r) => r.p99)),
+      cpuUs: median(rows[name].map((r) => r.cpuUs)),
+    });
+    const b = summary('baseline');
+    const h = summary('herald');
+    process.stdout.write(
+      `median baseline ${b.rps.toFixed(0)} req/s (p50 ${b.p50} ms, p99 ${b.p99} ms, ${b.cpuUs.toFixed(0)} µs CPU/req)\n` +
+        `median herald   ${h.rps.toFixed(0)} req/s (p50 ${h.p50} ms, p99 ${h.p99} ms, ${h.cpuUs.toFixed(0)} µs CPU/req)\n` +
+        `ratio herald/baseline: ${(h.rps / b.rps).toFixed(2)}x (goal >= 1.00x); herald p99 ${h.p99} ms (goal < 25 ms)\n`,
+    );
+  } finally {
+    baseline.child.kill('SIGTERM');
+    herald.child.kill('SIGTERM'); // the Herald child cleans its database and Redis prefix on SIGTERM
+    await new Promise((r) => herald.child.once('exit', r));
+  }
+}
+
+/** Herald's web process with one pipe (a budget the load cannot exhaust). */
+async function serveHerald() {
+  const { createApp } = await import('../src/api/app.js');
+  const { listen } = await import('../src/bin/http-server.js');
+  const { loadConfig } = await import('../src/config/index.js');
+  const { createLogger } = await import('../src/log/logger.js');
+  const { openResources } = await import('../src/resources.js');
+  const { createBot } = await import('../src/domain/bots.js');
+  const { createGuild, createChannel, addMember } = await import('../src/domain/directory/index.js');
+  const { upsertUser } = await import('../src/domain/directory/index.js');
+  const { createPipe } = await import('../src/domain/pipes/pipes.js');
+  const config = loadConfig(process.env);
+  const log = createLogger(config.logLevel);
+  const res = await openResources(config, log);
+  const { bot } = await createBot(res, { name: 'bench' });
+  const owner = `${Date.now()}`;
+  await upsertUser(res, owner, { username: 'owner' });
+  const guild = await createGuild(res, { name: 'bench', user_id: owner });
+  const channel = await createChannel(res, { guild_id: guild.id, name: 'ci', type: 1 });
+  await addMember(res, guild.id, bot.user_id);
+  const { access_token } = await createPipe(res, {
+    bot_id: bot.id,
+    title: 'bench',
+    channel_id: channel.id,
+    rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
+  });
+  const server = await listen(createApp(res).callback(), 0, '127.0.0.1');
+  answerCpu();
+  process.send?.({ port: server.port, token: access_token });
+  process.on('SIGTERM', async () => {
+    await server.close(1_000);
+    await res.pipeRuntime.queue.obliterate({ force: true }).catch(() => {});
+    let cursor = '0';
+    do {
+      const [next, keys] = await res.redis.scan(cursor, 'MATCH', `${config.redisPrefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await res.redis.del(...keys);
+    } while (cursor !== '0');
+    await res.store.dropDatabase();
+    await res.close();
+    process.exit(0);
+  });
+}
+
+/** The minimum: parse JSON (koa-body), validate (ajv), one Redis GET, one BullMQ add. */
+async function serveBaseline() {
+  const { default: Koa } = await import('koa');
+  const { koaBody } = await import('koa-body');
+  const { Ajv } = await import('ajv');
+  const { Redis } = await import('ioredis');
+  const { Queue } = await import('bullmq');
+  const { createServer } = await import('node:http');
+  const { randomUUID } = await import('node:crypto');
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `${process.env.REDIS_PREFIX}-baseline`;
+  const redis = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
+  await redis.connect();
+  await redis.set(`${prefix}:token`, 'pipe-1');
+  const producer = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
+  await producer.connect();
+  const queue = new Queue('baseline', { connection: producer, prefix });
+  const validate = new Ajv().compile({
+    type: 'object',
+    properties: { content: { type: 'string', minLength: 1 } },
+    required: ['content'],
+  });
+  const app = new Koa();
+  app.use(koaBody({ jsonLimit: 1024 * 1024 }));
+  app.use(async (ctx) => {
+    if (!validate(ctx.request.body)) {
+      ctx.status = 400;
+      return;
+    }
+    const pipe = await redis.get(`${prefix}:token`);
+    const msgId = randomUUID();
+    await queue.add('m', { msg_id: msgId, pipe, input: ctx.request.body.content }, { jobId: msgId });
+    ctx.body = {
+      code: 0,
+      message: '操作成功',
+      data: { msg_id: msgId, msg_timestamp: Date.now(), nonce: '' },
+    };
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  answerCpu();
+  process.send?.({ port: typeof address === 'object' && address ? address.port : 0, token: '' });
+  process.on('SIGTERM', async () => {
+    server.close();
+    await queue.obliterate({ force: true }).catch(() => {});
+    await redis.del(`${prefix}:token`);
+    await queue.close();
+    redis.disconnect();
+    producer.disconnect();
+    process.exit(0);
+  });
+}
+
+/** Child side of cpuOf(). */
+function answerCpu() {
+  process.on('message', () => {
+    const u = process.cpuUsage();
+    process.send?.({ cpu: u.user + u.system });
+  });
+}
+
+const role = process.argv[2];
+if (role === 'serve-herald') await serveHerald();
+else if (role === 'serve-baseline') await serveBaseline();
+else await main();
