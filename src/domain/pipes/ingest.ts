@@ -34,7 +34,11 @@ export function authenticatePipe(deps: PipeDeps, token: string): Promise<CachedP
 
 /** Takes one message from the pipe's budget (shared by every web process through Redis). */
 export function takePipeBudget(deps: PipeDeps, pipe: CachedPipe, bucket = 'send'): Promise<BucketResult> {
-  return takeTokens(deps.pipeRuntime.redis, `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`, pipe.rate_limit);
+  return takeTokens(
+    deps.pipeRuntime.redis,
+    `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`,
+    pipe.rate_limit,
+  );
 }
 
 export interface PipeMessageRequest {

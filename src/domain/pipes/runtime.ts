@@ -55,10 +55,11 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   redis.on('error', () => {}); // reported by the main client's listener
   await redis.connect();
   const closers: Array<() => Promise<void>> = [
-    () => redis.quit().then(
-      () => undefined,
-      () => redis.disconnect(),
-    ),
+    () =>
+      redis.quit().then(
+        () => undefined,
+        () => redis.disconnect(),
+      ),
   ];
   let queue: Awaited<ReturnType<typeof createPipeQueue>>;
   try {
