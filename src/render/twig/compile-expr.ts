@@ -1,6 +1,7 @@
 import type { Arg, Expr } from './ast.js';
 import { orderArgs } from './compile-args.js';
 import { CompileFault } from './compile-fault.js';
+import { escapeValue } from './filters/escape-filters.js';
 import { FILTERS } from './filters/index.js';
 import type { Args } from './filters/types.js';
 import type { ExprFn, Frame } from './frame.js';
@@ -17,6 +18,7 @@ import * as ops from './runtime/ops.js';
 import { ArrayBuilder, PhpArray } from './runtime/php-array.js';
 import type { RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
+import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 import type { Source } from './source.js';
 
 /** A compiled macro: called with positional and named arguments, returns its output. */
@@ -144,7 +146,7 @@ export class ExprCompiler {
         return (f) => (toBool(c(f)) ? t(f) : fl(f));
       }
       case 'filter':
-        return this.filter(e.name, this.compile(e.e), e.args, e.pos);
+        return this.filter(e.name, this.compile(e.e), e.args, e.pos, isSafeFor(e.e, 'html'));
       case 'func':
         return this.func(e.name, e.args, e.pos);
       case 'test':
@@ -275,9 +277,13 @@ export class ExprCompiler {
     return this.guard((f) => fn(f.st, l(f), r(f)), e.pos);
   }
 
-  filter(name: string, input: ExprFn, args: readonly Arg[], pos: number): ExprFn {
+  filter(name: string, rawInput: ExprFn, args: readonly Arg[], pos: number, inputHtmlSafe: boolean): ExprFn {
     const def = FILTERS.get(name);
     if (!def) throw new CompileFault(`Unknown "${name}" filter.`, pos);
+    // nl2br and spaceless escape their input for HTML first (Twig's pre_escape), even with
+    // autoescape off, unless the input is known to be safe
+    const input: ExprFn =
+      PRE_ESCAPE_HTML.has(name) && !inputHtmlSafe ? (f) => escapeValue(rawInput(f), 'html') : rawInput;
     const fns = orderArgs(args, def.params, false, `filter "${name}"`, pos, (a) => this.compile(a.value));
     checkArity(
       fns,

@@ -9,14 +9,7 @@ import { fail } from './runtime/fault.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
 import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
-
-/** Expressions whose output autoescaping leaves alone (Twig's "safe" analysis, simplified). */
-function isSafe(e: Expr): boolean {
-  if (e.k === 'const') return true;
-  if (e.k === 'macrocall') return true;
-  if (e.k === 'filter') return ['raw', 'escape', 'e'].includes(e.name);
-  return false;
-}
+import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 
 function seq(fns: StmtFn[]): StmtFn {
   if (fns.length === 0) return () => {};
@@ -83,7 +76,7 @@ export class StmtCompiler {
       }
       case 'print': {
         let e = this.x.compile(s.e);
-        if (esc !== false && !isSafe(s.e)) {
+        if (esc !== false && !isSafeFor(s.e, esc)) {
           const inner = e;
           const strategy = esc;
           e = (f) => escapeValue(inner(f), strategy);
@@ -152,7 +145,13 @@ export class StmtCompiler {
       case 'apply': {
         const body = this.compileList(s.body, esc);
         let fn: ExprFn = (f) => capture(f, body);
-        for (const flt of s.filters) fn = this.x.filter(flt.name, fn, flt.args, flt.pos);
+        // the captured body is safe (a Markup in PHP); each filter's output is safe only if the filter says so
+        let safe = true;
+        for (const flt of s.filters) {
+          fn = this.x.filter(flt.name, fn, flt.args, flt.pos, safe);
+          safe =
+            flt.name === 'raw' || PRE_ESCAPE_HTML.has(flt.name) || flt.name === 'escape' || flt.name === 'e';
+        }
         const out = fn;
         return this.guard((f) => f.st.write(toStr(out(f))), s.pos);
       }
