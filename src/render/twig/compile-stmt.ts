@@ -1,4 +1,4 @@
-import type { Expr, MacroDef, Stmt } from './ast.js';
+import type { MacroDef, Stmt } from './ast.js';
 import type { MacroFn } from './compile-expr.js';
 import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
 import { escapeValue } from './filters/escape-filters.js';

@@ -1,0 +1,117 @@
+import { ArrayBuilder, normalizeStringKey, type PhpArray } from './twig/runtime/php-array.js';
+import type { Value } from './twig/runtime/value.js';
+
+/** PHP's json_decode default depth. */
+const MAX_DEPTH = 512;
+
+/**
+ * Parses a JSON request body the way PHP's json_decode($json, true) sees it, keeping what
+ * JSON.parse loses: object key order when keys look like integers (JS moves "1", "2" first; PHP
+ * keeps insertion order, with such keys turned into integers). Render accepts the result as
+ * `data`. Floats written as integers (`1.0`) and integers beyond 2^53 still become JS numbers.
+ * Throws SyntaxError like JSON.parse.
+ */
+export function parseJsonData(text: string): unknown {
+  let i = 0;
+  const n = text.length;
+  const ws = (): void => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      else break;
+    }
+  };
+  const fail = (what: string): never => {
+    throw new SyntaxError(`${what} in JSON at position ${i}`);
+  };
+  const str = (): string => {
+    // the string token, validated and decoded by JSON.parse itself
+    const start = i;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c) i++;
+      else if (c < 0x20) fail('Bad control character in string literal');
+      i++;
+    }
+    if (i >= n) fail('Unterminated string');
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (depth: number): Value => {
+    if (depth > MAX_DEPTH) fail('Maximum stack depth exceeded');
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const b = new ArrayBuilder();
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return b.build();
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail('Expected property name');
+        const key = str();
+        ws();
+        if (text[i] !== ':') fail("Expected ':' after property name");
+        i++;
+        b.set(normalizeStringKey(key), value(depth + 1));
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return b.build();
+        }
+        fail("Expected ',' or '}' after property value");
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: Value[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return arrayOf(items);
+      }
+      for (;;) {
+        items.push(value(depth + 1));
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return arrayOf(items);
+        }
+        fail("Expected ',' or ']' after array element");
+      }
+    }
+    if (c === '"') return str();
+    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+    m.lastIndex = i;
+    const tok = m.exec(text);
+    if (!tok) return fail(`Unexpected token ${c ?? 'end'}`);
+    i += tok[0].length;
+    if (tok[0] === 'true') return true;
+    if (tok[0] === 'false') return false;
+    if (tok[0] === 'null') return null;
+    return Number(tok[0]);
+  };
+  const result = value(0);
+  ws();
+  if (i < n) fail('Unexpected non-whitespace character after JSON');
+  return result;
+}
+
+function arrayOf(items: Value[]): PhpArray {
+  const b = new ArrayBuilder();
+  for (const v of items) b.push(v);
+  return b.build();
+}
