@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createSynchronousArrayLoader, createSynchronousEnvironment, createSynchronousFilter } from 'twing';
 import { compileTemplate } from '../src/render/index.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const path = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
 const templatePath = path('../test/fixtures/gitlab/push-card.json.twig');
 const dataPath = path('../test/fixtures/gitlab/push-event.json');
@@ -71,9 +71,14 @@ function twing(): { rate: number; output: string } {
 }
 
 const fmt = (n: number): string => n.toFixed(0).padStart(8);
-const h = herald();
+// Two alternating rounds, best of each: the machine may be shared, and load shifts between runs.
+const best = <T extends { rate: number }>(a: T | undefined, b: T | undefined): T | undefined =>
+  a && b ? (b.rate > a.rate ? b : a) : (a ?? b);
+const h1 = herald();
+const p1 = php();
+const h = best(h1, herald())!;
+const p = best(p1, p1 ? php() : undefined);
 console.log(`Herald:   ${fmt(h.rate)} renders/s`);
-const p = php();
 if (p) {
   console.log(
     `PHP Twig: ${fmt(p.rate)} renders/s (output ${p.output === h.output ? 'byte-identical' : 'DIFFERS'})`,

@@ -93,13 +93,25 @@ export interface PlatformContext {
  */
 export class PlatformObject extends MethodObject {
   readonly phpClass = 'Platform';
-  protected readonly methods: ReadonlyMap<string, Method>;
+  private readonly ctx: PlatformContext;
+  private table: ReadonlyMap<string, Method> | undefined;
 
   constructor(ctx: PlatformContext) {
     super();
+    this.ctx = ctx;
+  }
+
+  /** Built on first call: most renders create the object and call one or two methods, or none. */
+  protected get methods(): ReadonlyMap<string, Method> {
+    this.table ??= this.build();
+    return this.table;
+  }
+
+  private build(): ReadonlyMap<string, Method> {
+    const ctx = this.ctx;
     const joined = ctx.joinedGuilds ?? {};
     const failureImage = ctx.defaultImageUrl ?? DEFAULT_FAILURE_IMAGE_URL;
-    this.methods = new Map<string, Method>([
+    return new Map<string, Method>([
       [
         'getguild',
         (_st, args) => {

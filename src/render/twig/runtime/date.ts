@@ -7,7 +7,6 @@ import type { Value } from './value.js';
 /** A point in time with the timezone it is shown in (PHP's DateTime, as the date filters use it). */
 export class TwigDate extends MethodObject {
   readonly phpClass = 'DateTime';
-  protected readonly methods: ReadonlyMap<string, Method>;
   constructor(
     /** ms since the epoch */
     readonly ms: number,
@@ -15,7 +14,11 @@ export class TwigDate extends MethodObject {
     readonly tz: string,
   ) {
     super();
-    this.methods = new Map<string, Method>([
+  }
+
+  /** Built on first use: most dates are only formatted by the date filter. */
+  protected get methods(): ReadonlyMap<string, Method> {
+    return new Map<string, Method>([
       ['gettimestamp', () => Math.floor(this.ms / 1000)],
       ['format', (_st, args) => formatDate(this, toStr(args[0] ?? ''))],
       ['getoffset', () => offsetMinutes(this.ms, this.tz) * 60],
@@ -91,6 +94,10 @@ function wallToMs(
   const off2 = offsetMinutes(guess - off1 * 60000, tz);
   return guess - off2 * 60000;
 }
+
+/** ISO date strings seen recently (webhook timestamps repeat across renders): string -> instant. */
+const parsedCache = new Map<string, { ms: number; tz: string }>();
+const PARSED_CACHE_MAX = 2048;
 
 const ISO =
   /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$/i;
@@ -173,6 +180,9 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
   if (s === '' || /^now$/i.test(s)) return new TwigDate(st.now, tz);
   const at = /^@(-?\d+(?:\.\d+)?)$/.exec(s);
   if (at) return new TwigDate(Number(at[1]) * 1000, keepTz ? '+00:00' : tz);
+  const cacheKey = `${st.timezone}|${s}`;
+  const cached = parsedCache.get(cacheKey);
+  if (cached !== undefined) return new TwigDate(cached.ms, keepTz ? cached.tz : tz);
   const m = ISO.exec(s);
   if (m) {
     const zone = m[8];
@@ -194,6 +204,8 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
       frac,
       srcTz,
     );
+    if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
+    parsedCache.set(cacheKey, { ms, tz: srcTz });
     return new TwigDate(ms, keepTz ? srcTz : tz);
   }
   const rel =

@@ -30,7 +30,8 @@ export function jsonString(s: string, flags: number): string {
   if (flags & NEEDS_HEX) return jsonStringSlow(s, flags);
   const json = JSON.stringify(s);
   if (flags & JSON_UNESCAPED_UNICODE) {
-    const out = flags & JSON_UNESCAPED_SLASHES ? json : json.replace(SLASH, '\\/');
+    const out = flags & JSON_UNESCAPED_SLASHES || !s.includes('/') ? json : json.replace(SLASH, '\\/');
+    if (!s.includes('\u2028') && !s.includes('\u2029')) return out;
     return out.replace(LINE_SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
   }
   return json.replace(SLASH_OR_NON_ASCII, (c) =>

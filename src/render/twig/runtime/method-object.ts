@@ -11,7 +11,7 @@ export type Method = (st: RenderState, args: readonly Value[]) => Value;
  */
 export abstract class MethodObject extends TwigObject {
   /** Lower-cased method name -> implementation (a null-prototype record or a Map). */
-  protected abstract readonly methods: ReadonlyMap<string, Method>;
+  protected abstract get methods(): ReadonlyMap<string, Method>;
 
   /** Twig's lookup: `name`, then `getName`, `isName`, `hasName`, all case-insensitively. */
   findMethod(name: string): Method | undefined {

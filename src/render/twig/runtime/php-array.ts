@@ -115,8 +115,8 @@ export class PhpArray extends TwigObject {
     const obj = this.obj!;
     const prop = typeof key === 'number' ? String(key) : key;
     // Own properties only: a JSON object view never answers from Object.prototype.
+    // keys arrive normalized, so a string key is never integer-like and maps to itself
     if (!Object.hasOwn(obj, prop)) return undefined;
-    if (typeof key === 'string' && normalizeStringKey(prop) !== key) return undefined;
     return fromJson(obj[prop]);
   }
 
