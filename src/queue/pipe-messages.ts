@@ -70,8 +70,6 @@ export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> 
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: config.dbTimeoutMs,
-    // Adds issued in the same tick go out in one write: under load, fewer syscalls on both sides.
-    enableAutoPipelining: true,
   });
   // Reconnect failures are reported by the command client's listener; without one here,
   // ioredis would print each to stderr.
