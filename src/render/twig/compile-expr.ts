@@ -293,10 +293,11 @@ export class ExprCompiler {
       pos,
     );
     const fn = def.fn;
-    if (fns.length === 0) return this.guard((f) => fn(f.st, input(f), NO_ARGS), pos);
     return this.guard((f) => {
       const v = input(f);
-      return fn(f.st, v, evalArgs(f, fns));
+      // string filters are linear in their input: charge long inputs to the budget
+      if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+      return fn(f.st, v, fns.length === 0 ? NO_ARGS : evalArgs(f, fns));
     }, pos);
   }
 

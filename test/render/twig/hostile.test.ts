@@ -252,3 +252,30 @@ describe('bounded work', () => {
     }
   });
 });
+
+describe('megabyte strings in loops', () => {
+  it.each([
+    [
+      'filters',
+      '{% set big = "%1000000s"|format("x") %}{% for i in 1..100000 %}{{ big|upper|length > 0 ? "" }}{% endfor %}',
+    ],
+    [
+      'in',
+      '{% set big = "%1000000s"|format("x") %}{% for i in 1..100000 %}{% if "zz" in big %}{% endif %}{% endfor %}',
+    ],
+    [
+      '==',
+      '{% set a = "%1000000s"|format("x") %}{% set b = "%1000000s"|format("y") %}{% for i in 1..100000 %}{% if a == b ~ "" %}{% endif %}{% endfor %}',
+    ],
+    [
+      'json_encode',
+      '{% set a = "%1000000s"|format("x") %}{% set l = [] %}{% for i in 1..1000 %}{% set l = l|merge([a ~ i]) %}{% endfor %}{{ l|json_encode|length }}',
+    ],
+    [
+      'matches',
+      '{% set a = "%1000000s"|format("x") %}{% for i in 1..10000 %}{% if a matches "/y$/" %}{% endif %}{% endfor %}',
+    ],
+  ])('%s', (_name, template) => {
+    expectLimit(template, /maxSteps|maxRenderMs|maxStringLength/);
+  });
+});

@@ -37,6 +37,7 @@ export function compare(a: Value, b: Value, depth = 0): number {
   const tb = typeof b;
   if (ta === 'number' && tb === 'number') return numCmp(a as number, b as number);
   if (ta === 'string' && tb === 'string') {
+    if ((a as string).length > 4096) charge((a as string).length >> 10);
     if (a === b) return 0;
     if (isNumericString(a as string) && isNumericString(b as string)) {
       return numCmp(parseNumeric(a as string), parseNumeric(b as string));

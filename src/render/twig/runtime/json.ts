@@ -101,6 +101,7 @@ export function jsonEncode(st: RenderState, v: Value, flags: number): string {
     st.step();
     switch (typeof x) {
       case 'string':
+        if (x.length > 4096) st.step(x.length >> 10);
         return jsonString(x, flags);
       case 'number':
         if (flags & JSON_PRESERVE_ZERO_FRACTION && Number.isInteger(x) && !Number.isSafeInteger(x)) {

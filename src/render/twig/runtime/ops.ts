@@ -100,6 +100,7 @@ export function concat(st: RenderState, a: Value, b: Value): string {
 /** Twig's `in` (twig_in_filter). */
 export function contains(value: Value, haystack: Value): boolean {
   if (typeof haystack === 'string') {
+    if (haystack.length > 4096) charge(haystack.length >> 10);
     if (typeof value === 'string' || typeof value === 'number') {
       const needle = toStr(value);
       return needle === '' || haystack.includes(needle);
@@ -124,7 +125,9 @@ export function matches(a: Value, pattern: Value): number {
     return fail('matches expects a string subject');
   }
   // preg_match's int result, so a failed match prints "0"
-  return compilePcre(toStr(pattern)).test(toStr(a)) ? 1 : 0;
+  const subject = toStr(a);
+  if (subject.length > 1024) charge(subject.length >> 8);
+  return compilePcre(toStr(pattern)).test(subject) ? 1 : 0;
 }
 
 export function lessThan(a: Value, b: Value): boolean {

@@ -50,7 +50,8 @@ export class RenderState {
   /** Charges `n` units of work; ends the render when the step or time budget is spent. */
   step(n = 1): void {
     this.steps += n;
-    if (this.steps >= this.nextTimeCheck) {
+    // a big charge means a costly operation (megabyte strings): look at the clock right away
+    if (this.steps >= this.nextTimeCheck || n >= 64) {
       if (this.steps > this.limits.maxSteps) {
         throw new LimitFault('maxSteps', `the render took more than ${this.limits.maxSteps} steps`);
       }
