@@ -142,8 +142,9 @@ function expectLimit(template: string, limit: string | RegExp, data: unknown = {
   const ms = performance.now() - start;
   expect(caught, template).toBeInstanceOf(TemplateLimitError);
   expect((caught as TemplateLimitError).limit).toMatch(limit);
-  // "well under 100 ms" on an idle machine; generous here because CI machines are shared
-  expect(ms, `${template} took ${ms.toFixed(1)} ms`).toBeLessThan(250);
+  // Typically 1-75 ms (the clock backstop is 50 ms); the bound is generous because test machines
+  // are shared and a loaded one must not make this flaky. A hang would take seconds.
+  expect(ms, `${template} took ${ms.toFixed(1)} ms`).toBeLessThan(500);
 }
 
 describe('bounded work', () => {
