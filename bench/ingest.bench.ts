@@ -32,7 +32,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 function startServer(kind: 'herald' | 'baseline', env: Record<string, string>) {
   const prof =
-    process.env.BENCH_PROF && kind === 'herald'
+    process.env.BENCH_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`]
       : [];
   const child = spawn(
