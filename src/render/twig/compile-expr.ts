@@ -26,7 +26,7 @@ export type MacroFn = (
   st: RenderState,
   args: readonly Value[],
   named: ReadonlyMap<string, Value> | undefined,
-) => string;
+) => Value;
 
 /** Name `_self` answers with; PHP Twig prints the template's name. */
 export const TEMPLATE_NAME = 'template';
@@ -283,7 +283,7 @@ export class ExprCompiler {
     // nl2br and spaceless escape their input for HTML first (Twig's pre_escape), even with
     // autoescape off, unless the input is known to be safe
     const input: ExprFn =
-      PRE_ESCAPE_HTML.has(name) && !inputHtmlSafe ? (f) => escapeValue(rawInput(f), 'html') : rawInput;
+      PRE_ESCAPE_HTML.has(name) && !inputHtmlSafe ? (f) => escapeValue(rawInput(f), 'html', true) : rawInput;
     const fns = orderArgs(args, def.params, false, `filter "${name}"`, pos, (a) => this.compile(a.value));
     checkArity(
       fns,

@@ -6,6 +6,7 @@ import type { ExprFn, Frame, StmtFn } from './frame.js';
 import { locate } from './locate.js';
 import { toBool, toStr } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
+import { markup } from './runtime/markup.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
 import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
@@ -79,7 +80,7 @@ export class StmtCompiler {
         if (esc !== false && !isSafeFor(s.e, esc)) {
           const inner = e;
           const strategy = esc;
-          e = (f) => escapeValue(inner(f), strategy);
+          e = (f) => escapeValue(inner(f), strategy, true);
         }
         const fn = e;
         return this.guard((f) => f.st.write(toStr(fn(f))), s.pos);
@@ -123,7 +124,7 @@ export class StmtCompiler {
         const body = this.compileList(s.body, esc);
         const name = s.name;
         return (f) => {
-          f.vars.set(name, capture(f, body));
+          f.vars.set(name, markup(capture(f, body)));
         };
       }
       case 'with': {
@@ -246,7 +247,7 @@ export class StmtCompiler {
       vars.set('varargs', extra.build());
       st.macroDepth++;
       try {
-        return capture(f, body);
+        return markup(capture(f, body));
       } finally {
         st.macroDepth--;
       }

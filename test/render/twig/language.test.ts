@@ -146,3 +146,29 @@ import * as twig from '../../../src/render/twig/index.js';
 function require_(): typeof twig {
   return twig;
 }
+
+describe('Markup (captured blocks and macro results), as PHP Twig', () => {
+  it.each<[string, string]>([
+    [
+      '{% set x %}<b>{{ data.s }}</b>{% endset %}{{ x|e }}|{{ x|nl2br }}|{{ x|length }}|{{ x == "<b>Hello World</b>" }}|{{ x starts with "<" }}|{{ x is same as("<b>Hello World</b>") }}',
+      '&lt;b&gt;Hello World&lt;/b&gt;|<b>Hello World</b>|18|1||',
+    ],
+    [
+      '{% set x %}<b>{{ data.s }}</b>{% endset %}{{ x|json_encode }}|{{ "b" in x }}|{{ x|default("d") }}',
+      '"<b>Hello World<\\/b>"|1|<b>Hello World</b>',
+    ],
+    [
+      '{% autoescape "html" %}{% set x %}<b>{% endset %}{{ x }}{{ "<i>" }}{{ data.s ~ "<" }}{% endautoescape %}',
+      '<b><i>Hello World&lt;',
+    ],
+    ['{% set e %}{% endset %}{{ e is same as("") }}', '1'],
+  ])('%s', (template, expected) => {
+    expect(render(template, data)).toBe(expected);
+  });
+
+  it('arithmetic on a macro result is a type error, as in PHP', () => {
+    expect(() => render('{% macro n() %}5{% endmacro %}{{ _self.n() * 2 }}')).toThrow(
+      'Unsupported operand types: Twig\\Markup * int',
+    );
+  });
+});

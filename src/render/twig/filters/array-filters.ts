@@ -3,6 +3,7 @@ import { toBool, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { jsonEncode } from '../runtime/json.js';
 import { toKey } from '../runtime/keys.js';
+import { Markup } from '../runtime/markup.js';
 import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
 import { ArrayBuilder, type Key, PhpArray } from '../runtime/php-array.js';
 import { phpSort } from '../runtime/sort.js';
@@ -51,7 +52,7 @@ export function slice(
   const length = lengthV === undefined || lengthV === null ? null : toInt(lengthV);
   if (v instanceof PhpArray) return arraySlice(v, start, length, toBool(preserveV ?? false));
   if (v === null) return '';
-  if (typeof v === 'object') return fail('slice: unsupported value');
+  if (typeof v === 'object' && !(v instanceof Markup)) return fail('slice: unsupported value');
   return mbSubstr(toStr(v), start, length);
 }
 
@@ -68,7 +69,7 @@ function last(v: Value): Value {
 export function length(v: Value): number {
   if (v === null) return 0;
   if (v instanceof PhpArray) return v.size;
-  if (typeof v === 'object') return 1;
+  if (typeof v === 'object' && !(v instanceof Markup)) return 1;
   return mbLength(toStr(v));
 }
 

@@ -1,5 +1,6 @@
 import { toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
+import { Markup } from '../runtime/markup.js';
 import type { Value } from '../runtime/value.js';
 import { rawUrlEncode } from './string-filters.js';
 import { type FilterDef, filter } from './types.js';
@@ -65,7 +66,15 @@ function escapeHtmlAttr(s: string): string {
   return out;
 }
 
-export function escapeValue(v: Value, strategy: string): Value {
+/**
+ * Twig's twig_escape_filter. `autoescape` is true for the escaping Twig adds itself (autoescape
+ * blocks, pre_escape of nl2br/spaceless): that leaves Markup alone; an explicit |e escapes it.
+ */
+export function escapeValue(v: Value, strategy: string, autoescape = false): Value {
+  if (v instanceof Markup) {
+    if (autoescape) return v;
+    return escapeValue(v.text, strategy);
+  }
   if (typeof v !== 'string') {
     if (['html', 'js', 'css', 'html_attr', 'url'].includes(strategy)) return v;
     return fail(`Invalid escaping strategy "${strategy}" (valid ones: html, js, url, css, and html_attr).`);

@@ -1,5 +1,7 @@
 import { charge } from './budget.js';
 import { isNumericString, parseNumeric, toBool } from './convert.js';
+import { fail } from './fault.js';
+import { Markup } from './markup.js';
 import { numberToString } from './number-format.js';
 import { PhpArray } from './php-array.js';
 import { TwigObject } from './twig-object.js';
@@ -32,10 +34,17 @@ function isComparable(v: TwigObject): v is TwigObject & Comparable {
 }
 
 /** PHP 8's `<=>` (also what `==`, `<`, `in` and sorting use). Uncomparable arrays give 1. */
-export function compare(a: Value, b: Value, depth = 0): number {
+export function compare(aIn: Value, bIn: Value, depth = 0): number {
+  // PHP compares an object with __toString against a string as that string; two Markups compare
+  // their text too (same class, compared property by property)
+  const a = aIn instanceof Markup && (typeof bIn === 'string' || bIn instanceof Markup) ? aIn.text : aIn;
+  const b = bIn instanceof Markup && (typeof aIn === 'string' || aIn instanceof Markup) ? bIn.text : bIn;
   const ta = typeof a;
   const tb = typeof b;
   if (ta === 'number' && tb === 'number') return numCmp(a as number, b as number);
+  if ((a instanceof Markup && tb === 'number') || (b instanceof Markup && ta === 'number')) {
+    return fail('Object of class Twig\\Markup could not be converted to int');
+  }
   if (ta === 'string' && tb === 'string') {
     if ((a as string).length > 4096) charge((a as string).length >> 10);
     if (a === b) return 0;

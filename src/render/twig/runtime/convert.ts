@@ -1,7 +1,8 @@
 import { fail } from './fault.js';
+import { Markup } from './markup.js';
 import { numberToString } from './number-format.js';
 import { PhpArray } from './php-array.js';
-import { TwigObject } from './twig-object.js';
+import type { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
 /** PHP's (string) cast as Twig's output uses it. */
@@ -17,9 +18,7 @@ export function toStr(v: Value): string {
       if (v === null) return '';
       // PHP prints "Array" with an "Array to string conversion" warning; a warning fails the render
       if (v instanceof PhpArray) return fail('Array to string conversion');
-      if (v instanceof TwigObject && 'toTwigString' in v && typeof v.toTwigString === 'function') {
-        return String(v.toTwigString());
-      }
+      if (v instanceof Markup) return v.text;
       return fail(`Object of class ${(v as TwigObject).phpClass} could not be converted to string`);
   }
 }

@@ -1,4 +1,5 @@
 import { fail } from './fault.js';
+import { Markup } from './markup.js';
 import { numberToJson } from './number-format.js';
 import { PhpArray } from './php-array.js';
 import type { RenderState } from './state.js';
@@ -114,6 +115,7 @@ export function jsonEncode(st: RenderState, v: Value, flags: number): string {
         break;
     }
     if (x === null) return 'null';
+    if (x instanceof Markup) return jsonString(x.text, flags); // JsonSerializable
     if (!(x instanceof PhpArray)) return '{}';
     const nl = pretty ? `\n${'    '.repeat(depth + 1)}` : '';
     const end = pretty ? `\n${'    '.repeat(depth)}` : '';

@@ -2,6 +2,7 @@ import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
 import { isNumericString, toArith, toBool, toFloat, toInt, toStr } from './convert.js';
 import { fail } from './fault.js';
+import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
 import { compilePcre } from './regex.js';
 import type { RenderState } from './state.js';
@@ -98,7 +99,10 @@ export function concat(st: RenderState, a: Value, b: Value): string {
 }
 
 /** Twig's `in` (twig_in_filter). */
-export function contains(value: Value, haystack: Value): boolean {
+export function contains(needleIn: Value, haystackIn: Value): boolean {
+  // twig_in_filter reads Markup as its text on both sides
+  const value = needleIn instanceof Markup ? needleIn.text : needleIn;
+  const haystack = haystackIn instanceof Markup ? haystackIn.text : haystackIn;
   if (typeof haystack === 'string') {
     if (haystack.length > 4096) charge(haystack.length >> 10);
     if (typeof value === 'string' || typeof value === 'number') {
@@ -109,8 +113,7 @@ export function contains(value: Value, haystack: Value): boolean {
   }
   if (!(haystack instanceof PhpArray)) return false;
   charge(haystack.size >> 2);
-  for (const item of haystack.values()) if (looseEquals(value, item)) return true;
-  return false;
+  return haystack.some((item) => looseEquals(value, item));
 }
 
 export function startsWith(a: Value, b: Value): boolean {
@@ -121,7 +124,7 @@ export function endsWith(a: Value, b: Value): boolean {
 }
 
 export function matches(a: Value, pattern: Value): number {
-  if (a !== null && typeof a !== 'string' && typeof a !== 'number' && typeof a !== 'boolean') {
+  if (a !== null && typeof a === 'object' && !(a instanceof Markup)) {
     return fail('matches expects a string subject');
   }
   // preg_match's int result, so a failed match prints "0"

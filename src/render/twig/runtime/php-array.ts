@@ -148,6 +148,22 @@ export class PhpArray extends TwigObject {
     return Object.keys(obj).map((k) => fromJson(obj[k]));
   }
 
+  /** Whether some value satisfies `pred`, stopping at the first (no copy of the values). */
+  some(pred: (value: Value) => boolean): boolean {
+    if (this.mode === 0) {
+      const items = this.items!;
+      for (let i = 0; i < items.length; i++) if (pred(fromJson(items[i]))) return true;
+      return false;
+    }
+    if (this.mode === 2) {
+      for (const v of this.map!.values()) if (pred(v)) return true;
+      return false;
+    }
+    const obj = this.obj!;
+    for (const k of Object.keys(obj)) if (pred(fromJson(obj[k]))) return true;
+    return false;
+  }
+
   /** True when the keys are exactly 0..n-1 in order (PHP's array_is_list). */
   isList(): boolean {
     if (this.mode === 0) return true;
