@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { DUPLICATE_KEY } from './db-errors.js';
 import type { DeliveryModels } from './delivery-model.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
 
@@ -114,6 +115,51 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         },
         { upsert: true },
       );
+    },
+
+    /**
+     * Inserts records of messages that have none yet, in one round-trip (unordered). Returns the
+     * msg_ids that already had a record (duplicate key): the caller updates those one by one.
+     */
+    async insertNew(
+      records: ReadonlyArray<{
+        msg_id: string;
+        ids: { bot_id: string; pipe_id: string; channel_id: string };
+        changes: DeliveryChanges;
+      }>,
+      now: number,
+    ): Promise<string[]> {
+      if (records.length === 0) return [];
+      const docs = records.map((r) => ({
+        _id: r.msg_id,
+        ...r.ids,
+        reason: null,
+        code: null,
+        message: null,
+        detail: null,
+        attempts: 0,
+        replays: 0,
+        sent_at: null,
+        upstream_msg_id: null,
+        retry_at: null,
+        not_permissions_mention: [],
+        job: null,
+        ...r.changes,
+        created_at: now,
+        updated_at: now,
+      }));
+      try {
+        await Delivery.collection.insertMany(docs as never[], { ordered: false });
+        return [];
+      } catch (err) {
+        if (err instanceof mongoose.mongo.MongoBulkWriteError) {
+          const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+          if (errors.every((e) => e.code === DUPLICATE_KEY)) {
+            return errors.map((e) => docs[e.index]?._id).filter((id): id is string => id !== undefined);
+          }
+        }
+        throw err;
+      }
     },
 
     async list(filter: DeliveryFilter, req: PageRequest): Promise<Page<DeliveryRecord>> {

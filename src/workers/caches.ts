@@ -44,6 +44,8 @@ export class WorkerCaches {
   /** A guild's channels, for the guild object templates see. */
   readonly guildChannels: LiveCache<ChannelRecord[]>;
   readonly bots: LiveCache<BotRecord>;
+  /** Relay secrets, kept in memory only, as fresh as the bots. */
+  readonly upstreamTokens: LiveCache<string>;
   private readonly compiled = new Map<string, CompiledTemplate>();
   private subscription: DirectorySubscription | undefined;
 
@@ -65,8 +67,14 @@ export class WorkerCaches {
       freshMs: BOT_CACHE_FRESH_MS,
       load: (id) => deps.store.bots.get(id),
     });
+    this.upstreamTokens = new LiveCache({
+      maxEntries: BOT_CACHE_MAX_ENTRIES,
+      freshMs: BOT_CACHE_FRESH_MS,
+      load: (id) => deps.store.bots.getUpstreamToken(id),
+    });
     // Bots are kept by age alone (no change feed).
     this.bots.goLive();
+    this.upstreamTokens.goLive();
   }
 
   /** Subscribes to directory changes; until then (and after a drop) the caches read through. */

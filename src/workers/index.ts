@@ -13,6 +13,7 @@ import { WorkerCaches } from './caches.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { checkRedisPolicy } from './redis-policy.js';
+import { SentWriter } from './sent-writer.js';
 
 /**
  * How long a worker's lock on a job lives, in ms. The worker renews it every half of this while
@@ -78,7 +79,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     closers.push(async () => {
       await connection.quit().catch(() => connection.disconnect());
     });
-    const ctx = { deps, caches, metrics };
+    const ctx = { deps, caches, metrics, sentWriter: new SentWriter(deps) };
     worker = new Worker<PipeJob>(PIPE_QUEUE, (job, token) => processPipeJob(ctx, job, token), {
       connection,
       prefix: config.redisPrefix,

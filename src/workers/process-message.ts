@@ -9,7 +9,6 @@ import {
   markFailed,
   markRateLimited,
   markRetrying,
-  markSent,
 } from '../domain/deliveries/records.js';
 import { isTextChannel } from '../domain/directory/index.js';
 import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
@@ -27,6 +26,7 @@ import type { BotRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { loadPlatformContext } from './context-loader.js';
 import { neutraliseGroupMentions } from './mentions.js';
+import type { SentWriter } from './sent-writer.js';
 import { relayMessage } from './sinks/relay-sink.js';
 import { storeMessage } from './sinks/store-sink.js';
 import type { OutgoingMessage, SinkResult } from './sinks/types.js';
@@ -45,6 +45,7 @@ export interface ProcessContext {
   readonly deps: PipeDeps;
   readonly caches: WorkerCaches;
   readonly metrics: HeraldMetrics;
+  readonly sentWriter: SentWriter;
 }
 
 /** What the checks and the render produce: a message ready to send, and what it costs. */
@@ -179,7 +180,7 @@ async function dispatch(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage)
   const started = performance.now();
   let result: SinkResult;
   if (bot.sink === 'relay') {
-    const token = await deps.store.bots.getUpstreamToken(bot.id);
+    const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
     if (bot.relay_url === '' || token === '') {
       throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
         status: 0,
@@ -248,7 +249,7 @@ export async function processPipeJob(
       throw err;
     }
     const sentAt = deps.now();
-    await markSent(deps, ids, {
+    await ctx.sentWriter.write(ids, {
       sent_at: sentAt,
       upstream_msg_id: result.upstream_msg_id,
       attempts: attempt,

@@ -342,8 +342,13 @@ describe('rate limit', () => {
     const records = await Promise.all(ids.map((id) => settled(id, 20_000)));
     expect(records.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
     const times = records.map((r) => r.sent_at as number).sort((a, b) => a - b);
-    // In any 1 s window: at most burst (2) + rate (4) messages.
-    for (const t of times) expect(times.filter((x) => x >= t && x < t + 1000).length).toBeLessThanOrEqual(6);
+    // In any 1 s window: at most burst (2) + rate (4) messages. Tokens are taken before the
+    // dispatch, so sent_at can bunch up by the dispatch's jitter: allow 250 ms of it (1 token).
+    for (const t of times) {
+      expect(times.filter((x) => x >= t && x < t + 1000).length, JSON.stringify(times)).toBeLessThanOrEqual(
+        7,
+      );
+    }
     const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(
       new RegExp(

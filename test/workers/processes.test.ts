@@ -144,7 +144,13 @@ describe('worker processes', () => {
       })
       .toBe(60);
     const times = relay.requests.map((r) => r.at).sort((x, y) => x - y);
-    for (const t of times) expect(times.filter((x) => x >= t && x < t + 1000).length).toBeLessThanOrEqual(15);
+    // burst 5 + rate 10 per second; arrival at the relay can bunch up by the dispatch's jitter
+    // after the token was taken, so 250 ms of it (2.5 tokens) is allowed.
+    for (const t of times) {
+      expect(times.filter((x) => x >= t && x < t + 1000).length, JSON.stringify(times)).toBeLessThanOrEqual(
+        17,
+      );
+    }
     const aLog = a.out.join('');
     const bLog = b.out.join('');
     a.child.kill('SIGTERM');

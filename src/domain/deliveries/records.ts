@@ -59,6 +59,45 @@ export function markSent(
   });
 }
 
+export interface SentOutcome {
+  readonly sent_at: number;
+  readonly upstream_msg_id: string | null;
+  readonly attempts: number;
+  readonly not_permissions_mention: string[];
+}
+
+/**
+ * Records many sent messages at once: one insert for those without a record (the usual case),
+ * then an update for each that had one (it waited on a rate limit, was retried or replayed).
+ */
+export async function markSentMany(
+  deps: Deps,
+  items: ReadonlyArray<{ ids: DeliveryIds; outcome: SentOutcome }>,
+): Promise<void> {
+  const sentChanges = (o: SentOutcome): DeliveryChanges => ({
+    status: 'sent',
+    ...o,
+    retry_at: null,
+    reason: null,
+    code: null,
+    message: null,
+    detail: null,
+    job: null,
+  });
+  const existing = await deps.store.deliveries.insertNew(
+    items.map((i) => ({
+      msg_id: i.ids.msg_id,
+      ids: { bot_id: i.ids.bot_id, pipe_id: i.ids.pipe_id, channel_id: i.ids.channel_id },
+      changes: sentChanges(i.outcome),
+    })),
+    deps.now(),
+  );
+  const again = new Set(existing);
+  await Promise.all(
+    items.filter((i) => again.has(i.ids.msg_id)).map((i) => save(deps, i.ids, sentChanges(i.outcome))),
+  );
+}
+
 /** What a failure records: reason code, catalogue code, English message and detail. */
 export function describeFailure(err: unknown): {
   reason: string;
