@@ -32,6 +32,11 @@ function render(n: number, digits: number | undefined, expChar: string, maxDecpt
   return neg ? `-${body}` : body;
 }
 
+/** All digits of an integral double (String() would round 2^62 to "4611686018427388000"). */
+function intString(n: number): string {
+  return Math.abs(n) <= Number.MAX_SAFE_INTEGER ? String(n) : BigInt(n).toString();
+}
+
 /** How `echo $float` prints (precision=14). */
 export function floatToString(n: number): string {
   return render(n, 14, 'E', 14);
@@ -40,13 +45,15 @@ export function floatToString(n: number): string {
 /** PHP prints integers in full; JS numbers beyond 2^63 cannot be PHP ints, so they print as floats. */
 export function numberToString(n: number): string {
   // -0 only arises from float operations (round, ceil...): PHP prints it as "-0"
-  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18) return Object.is(n, -0) ? '-0' : String(n);
+  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18)
+    return Object.is(n, -0) ? '-0' : intString(n);
   return floatToString(n);
 }
 
 /** How json_encode prints a number (serialize_precision=-1). */
 export function numberToJson(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18) return Object.is(n, -0) ? '-0' : String(n);
+  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18)
+    return Object.is(n, -0) ? '-0' : intString(n);
   if (!Number.isFinite(n)) return '0';
   return render(n, undefined, 'e', 15);
 }
