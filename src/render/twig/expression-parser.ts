@@ -429,7 +429,10 @@ export class ExpressionParser {
     const out: { name: string; pos: number }[] = [];
     do {
       const t = this.s.current;
-      if (t.type !== T.Name) throw new CompileFault('Only variables can be assigned to.', t.pos);
+      // operators spelled like names (matches, in, and...) are variable names here
+      if (t.type !== T.Name && !(t.type === T.Operator && NAME_RE.test(t.value))) {
+        throw new CompileFault('Only variables can be assigned to.', t.pos);
+      }
       if (['true', 'false', 'none', 'null'].includes(t.value.toLowerCase())) {
         throw new CompileFault(`You cannot assign a value to "${t.value}".`, t.pos);
       }
