@@ -31,10 +31,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * log, one JSON line per request as in production) goes to /dev/null, not through this process.
  */
 function startServer(kind: 'herald' | 'baseline', env: Record<string, string>) {
-  const prof =
-    process.env.BENCH_PROF
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`]
-      : [];
+  const prof = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
   const child = spawn(
     process.execPath,
     [...prof, '--import', 'tsx', fileURLToPath(import.meta.url), `serve-${kind}`],
