@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel, createGuild, upsertUser } from '../../src/domain/directory/index.js';
 import { banTemplate } from '../../src/domain/templates/index.js';
@@ -151,23 +151,20 @@ describe('a GitLab push card', () => {
   });
 
   const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
-  const hasFixtures =
-    existsSync(new URL('push-20-commits.json', fixtures)) &&
-    existsSync(new URL('push-card.json.twig', fixtures));
-  it.skipIf(!hasFixtures)(
-    'previews the shared fixture push-card.json.twig with push-20-commits.json',
-    async () => {
-      const content = readFileSync(new URL('push-card.json.twig', fixtures), 'utf8');
-      const data = JSON.parse(readFileSync(new URL('push-20-commits.json', fixtures), 'utf8'));
-      const saved = await create({ content, msgtype: 2, test_data: JSON.stringify(data) });
-      expect(saved.status, saved.text).toBe(200);
-      expect(saved.body.data.warnings).toEqual([]);
-      const r = await render({ id: saved.body.data.model.id });
-      expect(r.status, r.text).toBe(200);
-      expect(r.body.data.type).toBe(10);
-      expect(JSON.parse(r.body.data.content)[0].type).toBe('card');
-    },
-  );
+  it('previews the shared fixture push-card.json.twig with push-event.json (20 commits)', async () => {
+    const content = readFileSync(new URL('push-card.json.twig', fixtures), 'utf8');
+    const data = JSON.parse(readFileSync(new URL('push-event.json', fixtures), 'utf8'));
+    const saved = await create({ content, msgtype: 2, test_data: JSON.stringify(data) });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.data.warnings).toEqual([]);
+    const r = await render({ id: saved.body.data.model.id });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.type).toBe(10);
+    const cards = JSON.parse(r.body.data.content);
+    expect(cards[0].type).toBe('card');
+    // one header section, then a divider and a section per commit
+    expect(cards[0].modules.length).toBe(1 + 2 * data.commits.length);
+  });
 });
 
 describe('render errors are precise', () => {
