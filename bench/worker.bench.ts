@@ -29,9 +29,8 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
 const MEMORY_MESSAGES = Number(process.env.BENCH_MEMORY_MESSAGES ?? 0);
 const CONCURRENCY = 16;
 
-const input = JSON.parse(
-  readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url), 'utf8'),
-);
+// A GitLab push event with 20 commits (44 KB), as the body text a sender posts (what a job carries).
+const input = readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url), 'utf8');
 const card = readFileSync(new URL('../test/fixtures/gitlab/push-card.json.twig', import.meta.url), 'utf8');
 
 // The relay sink: answers 200 at once.

@@ -30,10 +30,12 @@ export interface PipeJob {
   nonce: string;
   temp_target_id: string | null;
   /**
-   * With a template: the whole JSON body (object or array), the template's `data`.
+   * With a template: the request body exactly as sent (JSON text). The worker decodes it with
+   * parseJsonData, as PHP's json_decode would, because JSON.parse (and so a parsed copy in the
+   * job) loses the order of integer-like keys that templates iterate over.
    * Without one: the `content` string.
    */
-  input: unknown;
+  input: string;
   /** When the web process accepted it, in ms since the epoch (the answer's msg_timestamp). */
   accepted_at: number;
 }

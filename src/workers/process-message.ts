@@ -21,7 +21,7 @@ import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
 import { convertCard } from '../render/cards/index.js';
-import { MAX_MESSAGE_LENGTH, MessageTooLongError, renderMessage } from '../render/index.js';
+import { MAX_MESSAGE_LENGTH, MessageTooLongError, parseJsonData, renderMessage } from '../render/index.js';
 import type { BotRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { loadPlatformContext } from './context-loader.js';
@@ -135,7 +135,15 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
       targetMember,
       quoteId: data.quote,
     });
-    const out = renderMessage({ compiled, msgtype: template.msgtype }, data.input, platform, {
+    let input: unknown;
+    try {
+      input = parseJsonData(data.input);
+    } catch {
+      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+        detail: 'the template input is not JSON',
+      });
+    }
+    const out = renderMessage({ compiled, msgtype: template.msgtype }, input, platform, {
       now: deps.now(),
     });
     type = out.type;

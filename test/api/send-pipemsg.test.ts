@@ -142,11 +142,14 @@ describe('accepting messages', () => {
     const job = await queue.getJob(r.body.data.msg_id);
     expect(job?.data.template_id).toBe(templateId);
     expect(job?.data.type).toBeNull();
-    expect(job?.data.input).toEqual(JSON.parse(GITLAB_PUSH));
+    expect(JSON.parse(job?.data.input ?? '')).toEqual(JSON.parse(GITLAB_PUSH));
 
     const arr = await send(access_token, [{ a: 1 }, 'two']);
     expect(arr.status).toBe(200);
-    expect((await queue.getJob(arr.body.data.msg_id))?.data.input).toEqual([{ a: 1 }, 'two']);
+    expect(JSON.parse((await queue.getJob(arr.body.data.msg_id))?.data.input ?? '')).toEqual([
+      { a: 1 },
+      'two',
+    ]);
   });
 });
 

@@ -115,6 +115,20 @@ describe('store sink', () => {
     expect(r.body.data.items[0]).toMatchObject({ id: msgId, quote: { id: quoted, content: 'to be quoted' } });
   });
 
+  it("keeps the sender's key order, as PHP does, for integer-like keys", async () => {
+    const tpl = await createTemplate(app, w, '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    // Sent as raw text: JSON.parse would list "2" and "10" before "b".
+    const r = await app.request<{ msg_id: string }>(
+      'POST',
+      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
+      { raw: '{"b":"x","10":"y","2":"z"}', headers: { 'Content-Type': 'application/json' } },
+    );
+    expect(r.status).toBe(200);
+    expect((await settled(r.body.data.msg_id)).status).toBe('sent');
+    expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
+  });
+
   it('never adds a message twice when its job runs again', async () => {
     const msgId = await sendPipe(app, pipe.token, { content: 'once' });
     await settled(msgId);
@@ -227,7 +241,7 @@ describe('permanent failures, dead letters and replay', () => {
     const tpl = await createTemplate(app, w, 'hi {{ data.x }}');
     const tplPipe = await createPipe(app, w, { template_id: tpl });
     await app.request('POST', '/api/v3/template/delete', { bot: w.bot.token, json: { id: tpl } });
-    const tplGone = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: { x: 1 } });
+    const tplGone = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: '{"x":1}' });
 
     const broken = await createTemplate(app, w, 'line one\n{{ data.n / 0 }}');
     const brokenPipe = await createPipe(app, w, { template_id: broken });

@@ -114,7 +114,8 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
-  const input = pipe.template_id === null ? contentOf(req.body) : req.body;
+  // A template's input travels as the raw text (see PipeJob.input); it is valid JSON, parsed once here.
+  const input = pipe.template_id === null ? contentOf(req.body) : req.rawBody;
   const channelId = await targetChannel(deps, pipe, req.target_id);
   const job: PipeJob = {
     msg_id: randomUUID(),
