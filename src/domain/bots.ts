@@ -1,4 +1,5 @@
 import { HeraldError, NotFoundError, ValidationError } from '../errors/index.js';
+import { withRecordLock } from '../locks/record-lock.js';
 import {
   type BotRecord,
   type BotSink,
@@ -8,6 +9,7 @@ import {
   type PageRequest,
 } from '../store/index.js';
 import type { Deps } from './deps.js';
+import { publishDirectoryChange } from './directory/change-feed.js';
 import { BOT_TOKEN_PREFIX, issueToken, tokenMatches, tokenOwner } from './tokens.js';
 
 export interface BotInput {
@@ -123,7 +125,20 @@ export async function getBot(deps: Deps, id: string): Promise<BotRecord> {
   return bot;
 }
 
+/**
+ * Operators' bot update, under the bot's record lock (FerretDB v1 updates are not atomic; see
+ * withRecordLock). Announced on the change feed so workers and pipe doors drop their copies.
+ */
 export async function updateBot(deps: Deps, id: string, changes: BotInput): Promise<BotRecord> {
+  const updated = await withRecordLock(deps.redis, `${deps.config.redisPrefix}:lock:bot:${id}`, () =>
+    applyBotUpdate(deps, id, changes),
+  );
+  await publishDirectoryChange(deps, { kind: 'bot', id });
+  if (changes.name !== undefined) await publishDirectoryChange(deps, { kind: 'user', id: updated.user_id });
+  return updated;
+}
+
+async function applyBotUpdate(deps: Deps, id: string, changes: BotInput): Promise<BotRecord> {
   const current = await getBot(deps, id);
   if (changes.img_list !== undefined || changes.default_img_id !== undefined) {
     checkImages(changes.img_list ?? current.img_list, changes.default_img_id ?? current.default_img_id);

@@ -10,7 +10,14 @@ import {
 } from '../domain/directory/index.js';
 import { LiveCache } from '../domain/pipes/live-cache.js';
 import { type CompiledTemplate, compileTemplate } from '../render/index.js';
-import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, UserRecord } from '../store/index.js';
+import type {
+  BotRecord,
+  ChannelRecord,
+  GuildRecord,
+  MemberRecord,
+  TemplateRecord,
+  UserRecord,
+} from '../store/index.js';
 
 /** Most entries each directory cache keeps (oldest dropped first). */
 export const DIRECTORY_CACHE_MAX_ENTRIES = 20_000;
@@ -19,21 +26,19 @@ export const DIRECTORY_CACHE_MAX_ENTRIES = 20_000;
  * bound on staleness should a notification be lost (pub/sub is fire-and-forget).
  */
 export const DIRECTORY_CACHE_FRESH_MS = 60_000;
-/**
- * Bots are not announced on pub/sub: a bot change (rate, sink, enabled) reaches the workers
- * within this many ms.
- */
-export const BOT_CACHE_FRESH_MS = 2_000;
-/** Most bots kept. */
+/** Most bots kept (bot changes are announced on the change feed, like the directory). */
 export const BOT_CACHE_MAX_ENTRIES = 10_000;
+/** Most template records kept (key: bot and template id). */
+export const TEMPLATE_CACHE_MAX_ENTRIES = 5_000;
 /** Most compiled templates kept (by id and version; an edit makes a new version). */
 export const COMPILED_CACHE_MAX_ENTRIES = 2_000;
 
 /**
  * The worker's in-process caches. Directory entries are dropped by the directory change feed
- * (and cleared whenever its connection comes back, since messages may have been missed);
- * compiled templates are keyed by (id, version), so a template edit can never be rendered
- * from a stale compilation: the template record itself is read for every message.
+ * (and cleared whenever its connection comes back, since messages may have been missed); so are
+ * bots and template records, whose writes are announced on the same feed. While the feed is
+ * down every cache reads through, so a template edit is never rendered from a stale copy;
+ * compiled templates are keyed by (id, version) on top of that.
  */
 export class WorkerCaches {
   readonly channels: LiveCache<ChannelRecord>;
@@ -46,6 +51,8 @@ export class WorkerCaches {
   readonly bots: LiveCache<BotRecord>;
   /** Relay secrets, kept in memory only, as fresh as the bots. */
   readonly upstreamTokens: LiveCache<string>;
+  /** Template records (deleted ones included, to tell "deleted" from "unknown"); key `${bot_id}:${id}`. */
+  readonly templates: LiveCache<TemplateRecord>;
   private readonly compiled = new Map<string, CompiledTemplate>();
   private subscription: DirectorySubscription | undefined;
 
@@ -63,23 +70,38 @@ export class WorkerCaches {
     this.users = new LiveCache({ ...opts, load: (id) => getUser(deps, id) });
     this.guildChannels = new LiveCache({ ...opts, load: (id) => listGuildChannels(deps, id) });
     this.bots = new LiveCache({
+      ...opts,
       maxEntries: BOT_CACHE_MAX_ENTRIES,
-      freshMs: BOT_CACHE_FRESH_MS,
       load: (id) => deps.store.bots.get(id),
     });
     this.upstreamTokens = new LiveCache({
+      ...opts,
       maxEntries: BOT_CACHE_MAX_ENTRIES,
-      freshMs: BOT_CACHE_FRESH_MS,
       load: (id) => deps.store.bots.getUpstreamToken(id),
     });
-    // Bots are kept by age alone (no change feed).
-    this.bots.goLive();
-    this.upstreamTokens.goLive();
+    this.templates = new LiveCache({
+      ...opts,
+      maxEntries: TEMPLATE_CACHE_MAX_ENTRIES,
+      load: async (key) => {
+        const [botId = '', id = ''] = key.split(':');
+        const bot = await this.bots.get(botId);
+        return bot ? deps.store.templates.getWithTombstone(bot, id) : null;
+      },
+    });
   }
 
   /** Subscribes to directory changes; until then (and after a drop) the caches read through. */
   async start(deps: Deps): Promise<void> {
-    const directory = [this.channels, this.guilds, this.members, this.users, this.guildChannels];
+    const directory = [
+      this.channels,
+      this.guilds,
+      this.members,
+      this.users,
+      this.guildChannels,
+      this.bots,
+      this.upstreamTokens,
+      this.templates,
+    ];
     this.subscription = await subscribeDirectoryChanges(
       deps.config.redisUrl,
       deps.config.redisPrefix,
@@ -100,6 +122,15 @@ export class WorkerCaches {
             break;
           case 'user':
             this.users.invalidate(change.id);
+            break;
+          case 'bot':
+            this.bots.invalidate(change.id);
+            this.upstreamTokens.invalidate(change.id);
+            this.templates.clear(); // keyed by bot: cheaper to refill than to index
+            break;
+          case 'template':
+            // The change names the template, not its bot; template writes are rare.
+            this.templates.clear();
             break;
         }
       },

@@ -15,7 +15,7 @@ import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permi
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
 import { TemplateNotFoundError } from '../domain/templates/errors.js';
-import { getTemplateForSend } from '../domain/templates/index.js';
+import { templateForSend } from '../domain/templates/index.js';
 import { HeraldError } from '../errors/index.js';
 import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
@@ -81,13 +81,17 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
   if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
   if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, 'DELIVERY_BOT_UNAVAILABLE', { bot_id: data.bot_id });
 
-  const templatePromise = data.template_id
-    ? getTemplateForSend(deps, bot, data.template_id).catch((err: unknown) => {
-        if (err instanceof TemplateNotFoundError) {
-          throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
-        }
-        throw err;
-      })
+  const templateId = data.template_id;
+  const templatePromise = templateId
+    ? caches.templates
+        .get(`${bot.id}:${templateId}`)
+        .then((t) => templateForSend(t, templateId))
+        .catch((err: unknown) => {
+          if (err instanceof TemplateNotFoundError) {
+            throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
+          }
+          throw err;
+        })
     : Promise.resolve(null);
   const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
 

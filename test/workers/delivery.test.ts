@@ -129,6 +129,34 @@ describe('store sink', () => {
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
   });
 
+  it('a warm worker renders the edited template and refuses a bot disabled since (change feed)', async () => {
+    const tpl = await createTemplate(app, w, 'v1 {{ data.n }}');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const first = await sendPipe(app, tplPipe.token, { n: 1 });
+    await settled(first);
+    expect((await app.res.store.messages.get(first))?.content).toBe('v1 1');
+    const edit = await app.request('POST', '/api/v3/template/update', {
+      bot: w.bot.token,
+      json: { id: tpl, content: 'v2 {{ data.n }}' },
+    });
+    expect(edit.status).toBe(200);
+    const second = await sendPipe(app, tplPipe.token, { n: 2 });
+    await settled(second);
+    expect((await app.res.store.messages.get(second))?.content).toBe('v2 2');
+
+    const off = await app.request('POST', '/admin/api/bot/update', {
+      admin: true,
+      json: { id: w.bot.id, enabled: false },
+    });
+    expect(off.status).toBe(200);
+    const refused = await sendPipe(app, tplPipe.token, { n: 3 });
+    expect(await settled(refused)).toMatchObject({ status: 'failed', reason: 'BOT_UNAVAILABLE' });
+    await app.request('POST', '/admin/api/bot/update', {
+      admin: true,
+      json: { id: w.bot.id, enabled: true },
+    });
+  });
+
   it('never adds a message twice when its job runs again', async () => {
     const msgId = await sendPipe(app, pipe.token, { content: 'once' });
     await settled(msgId);

@@ -2,24 +2,25 @@ import { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
 
 /*
- * Directory change notifications. Directory records change rarely and workers read them on every
- * pipe message, so other processes cache them; every admin write publishes one message on
+ * Change notifications for the records other processes cache: the directory, and also templates
+ * and bots, which workers read for every pipe message too. These records change rarely, so other
+ * processes cache them; every write publishes one message on
  * `${prefix}:directory-changed` so those caches can drop the entry. Redis pub/sub is
  * fire-and-forget: a subscriber that was disconnected misses messages, so subscribers get
  * `onResync` after every reconnect (drop everything), and caches should keep a TTL as well.
  */
 
-export type DirectoryChangeKind = 'guild' | 'channel' | 'member' | 'user';
+export type DirectoryChangeKind = 'guild' | 'channel' | 'member' | 'user' | 'template' | 'bot';
 
 export interface DirectoryChange {
   readonly kind: DirectoryChangeKind;
-  /** The guild, channel or user id; for a member, the member's user id. */
+  /** The guild, channel, user, template or bot id; for a member, the member's user id. */
   readonly id: string;
   /** For channels and members: their guild. */
   readonly guild_id?: string;
 }
 
-const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user']);
+const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user', 'template', 'bot']);
 
 /** The pub/sub channel name. */
 export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;

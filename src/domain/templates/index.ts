@@ -30,6 +30,7 @@ export {
   listTemplates,
   type SavedTemplate,
   type TemplateInput,
+  templateForSend,
   templateLockKey,
   updateTemplate,
 } from './templates.js';

@@ -3,6 +3,7 @@ import { withRecordLock } from '../../locks/record-lock.js';
 import { compileTemplate } from '../../render/index.js';
 import type { BotRecord, Page, PageRequest, TemplateChanges, TemplateRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
+import { publishDirectoryChange } from '../directory/change-feed.js';
 import { MSGTYPE, NORMAL_MESSAGE_CONSUMPTION, TEMPLATE_STATUS } from './constants.js';
 import { TemplateNotFoundError, TemplateUnavailableError } from './errors.js';
 import { checkTestData, testRenderWarnings } from './preview.js';
@@ -83,6 +84,8 @@ export async function changeTemplate(
     const updated = await deps.store.templates.update(bot, id, current.version, changes, deps.now());
     // Only a write that bypassed the lock (or a lock that expired mid-write) gets here.
     if (!updated) throw new HeraldError('CONFLICT', { detail: 'the template changed meanwhile; retry' });
+    // Workers cache templates; they drop this one now rather than at their next re-read.
+    await publishDirectoryChange(deps, { kind: 'template', id });
     return updated;
   });
 }
@@ -120,6 +123,7 @@ export async function deleteTemplate(deps: Deps, bot: BotRecord, id: string): Pr
     deps.store.templates.markDeleted(bot, id, deps.now()),
   );
   if (!gone) throw new TemplateNotFoundError();
+  await publishDirectoryChange(deps, { kind: 'template', id });
 }
 
 /**
@@ -129,7 +133,11 @@ export async function deleteTemplate(deps: Deps, bot: BotRecord, id: string): Pr
  * A template in review sends normally (spec 3.2). Cache compiled copies by (id, version).
  */
 export async function getTemplateForSend(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {
-  const t = await deps.store.templates.getWithTombstone(bot, id);
+  return templateForSend(await deps.store.templates.getWithTombstone(bot, id), id);
+}
+
+/** The checks of getTemplateForSend on a record the caller already holds (e.g. from a cache). */
+export function templateForSend(t: TemplateRecord | null, id: string): TemplateRecord {
   if (!t) throw new TemplateNotFoundError();
   if (t.deleted_at !== null) throw new TemplateUnavailableError('deleted', id);
   if (t.banned) throw new TemplateUnavailableError('banned', id);
