@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_ADMIN_TOKEN, uniqueName } from '../helpers/test-app.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+// Entry points run as `node --import tsx ...`, so that signals reach the process itself (the tsx
+// CLI would put a wrapper process in between).
 const unique = uniqueName('processes');
 const mongoBase = (process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/herald').replace(/\/[^/]*$/, '');
 const dbName = `herald_test_${unique}`;
@@ -19,7 +20,7 @@ interface Proc {
 }
 
 function start(entry: string, env: Record<string, string>): Proc {
-  const child = spawn(tsx, [`src/bin/${entry}.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `src/bin/${entry}.ts`], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,12 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
 
-/** Worker processes (tsx src/bin/worker.ts) killed, stopped and run side by side. */
+/**
+ * Worker processes killed, stopped and run side by side. They run as `node --import tsx ...`:
+ * through the tsx CLI a SIGKILL would reach only the wrapper and leave the real worker running.
+ */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 let app: TestApp;
 let relay: RelayServer;
@@ -21,7 +25,7 @@ function startWorker(): Proc {
   const prefix = app.config.redisPrefix;
   const mongo = new URL(app.config.mongoUrl);
   mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
-  const child = spawn(tsx, ['src/bin/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
     cwd: root,
     env: {
       ...process.env,
@@ -84,6 +88,16 @@ describe('worker processes', () => {
     const b = startWorker();
     running.push(a, b);
     await Promise.all([started(a), started(b)]);
+    // Jobs the killed worker held are found by the survivor's stalled-job check: count them.
+    const events = new QueueEvents(PIPE_QUEUE, {
+      connection: { url: app.config.redisUrl },
+      prefix: app.config.redisPrefix,
+    });
+    await events.waitUntilReady();
+    let stalled = 0;
+    events.on('stalled', () => {
+      stalled++;
+    });
 
     const ids: string[] = [];
     for (let i = 0; i < 150; i++) {
@@ -98,7 +112,7 @@ describe('worker processes', () => {
       })
       .toBeGreaterThan(20);
     a.child.kill('SIGKILL');
-    await a.exited;
+    expect(await a.exited).toBeNull(); // killed by the signal, not exited
 
     // Every message ends sent (the killed worker's jobs are taken over once their locks lapse).
     await expect
@@ -109,6 +123,9 @@ describe('worker processes', () => {
       .toBe(0);
     const timeline = await app.res.store.messages.countByChannel(storeWorld.channelId);
     expect(timeline).toBe(150);
+    // The kill really interrupted work: the survivor took over jobs the dead worker held.
+    expect(stalled).toBeGreaterThan(0);
+    await events.close();
     // The relay saw every relayed message, each under its own msg_id as nonce only.
     const relayIds = new Set(ids.filter((_, i) => i % 2 === 1));
     const nonces = new Set(relay.requests.map((r) => String(r.body.nonce)));
