@@ -42,8 +42,11 @@ export interface PipeJob {
 
 /** Delivery attempts per message (the first one included) before it is marked failed. */
 export const PIPE_JOB_ATTEMPTS = 5;
-/** First retry delay in ms; BullMQ doubles it per attempt (1 s, 2 s, 4 s, 8 s). */
-export const PIPE_JOB_BACKOFF_MS = 1_000;
+/**
+ * Retries wait by the worker's own backoff strategy (src/workers/backoff.ts: exponential from
+ * 1 s with jitter, capped), registered under this type name on every pipe worker.
+ */
+export const DELIVERY_BACKOFF_TYPE = 'herald-delivery';
 /** How long a delivered job stays in Redis for status reads, in seconds (1 day). */
 export const PIPE_JOB_KEEP_COMPLETED_S = 24 * 60 * 60;
 /** At most this many delivered jobs are kept, whatever their age (bounds Redis memory). */
@@ -82,7 +85,7 @@ export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> 
     prefix: config.redisPrefix,
     defaultJobOptions: {
       attempts: PIPE_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: PIPE_JOB_BACKOFF_MS },
+      backoff: { type: DELIVERY_BACKOFF_TYPE },
       removeOnComplete: { age: PIPE_JOB_KEEP_COMPLETED_S, count: PIPE_JOB_KEEP_COMPLETED_COUNT },
       removeOnFail: { age: PIPE_JOB_KEEP_FAILED_S, count: PIPE_JOB_KEEP_FAILED_COUNT },
     },

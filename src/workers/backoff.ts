@@ -1,7 +1,5 @@
 import type { BackoffStrategy } from 'bullmq';
 
-/** The backoff type name pipe jobs carry (`backoff: { type: DELIVERY_BACKOFF_TYPE }`). */
-export const DELIVERY_BACKOFF_TYPE = 'herald-delivery';
 /** Delay before the first retry, in ms; doubled for each further attempt. */
 export const BACKOFF_BASE_MS = 1_000;
 /** Longest delay between two attempts, in ms. */
@@ -18,5 +16,5 @@ export function deliveryBackoffMs(attemptsMade: number, random: () => number = M
   return Math.round(ceiling * (1 - BACKOFF_JITTER + BACKOFF_JITTER * random()));
 }
 
-/** The worker's `settings.backoffStrategy`: used for jobs whose backoff type is DELIVERY_BACKOFF_TYPE. */
+/** The worker's `settings.backoffStrategy`, used for pipe jobs (backoff type DELIVERY_BACKOFF_TYPE). */
 export const deliveryBackoff: BackoffStrategy = (attemptsMade) => deliveryBackoffMs(attemptsMade);

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { BACKOFF_MAX_MS, deliveryBackoffMs } from '../../src/workers/backoff.js';
+
+describe('deliveryBackoffMs', () => {
+  it('doubles per attempt, between half and all of the ceiling', () => {
+    expect([1, 2, 3, 4].map((n) => deliveryBackoffMs(n, () => 0))).toEqual([500, 1000, 2000, 4000]);
+    expect([1, 2, 3, 4].map((n) => deliveryBackoffMs(n, () => 0.999999))).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it('is capped', () => {
+    expect(deliveryBackoffMs(30, () => 0.999999)).toBe(BACKOFF_MAX_MS);
+  });
+});
