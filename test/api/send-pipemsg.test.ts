@@ -246,6 +246,25 @@ describe('refusals, each in the envelope', () => {
     ).toBe(200);
     expect((await send(fresh, { content: 'x' })).status).toBe(401);
   });
+
+  it("403 while the pipe's bot is disabled by an operator; enabled again it works", async () => {
+    const other = await createTestBot(app, { name: 'to be disabled' });
+    await addTestMember(app, guildId, other.bot.user_id as string);
+    const r = await app.request<Created>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: other.id, title: 'bot off', channel_id: channelId },
+    });
+    const token = r.body.data.access_token;
+    expect((await send(token, { content: 'warm the cache' })).status).toBe(200);
+    const setBot = (enabled: boolean) =>
+      app.request('POST', '/admin/api/bot/update', { admin: true, json: { id: other.id, enabled } });
+    expect((await setBot(false)).status).toBe(200);
+    const refused = await send(token, { content: 'x' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe(40300);
+    expect((await setBot(true)).status).toBe(200);
+    expect((await send(token, { content: 'x' })).status).toBe(200);
+  });
 });
 
 describe('rate limit at the door', () => {

@@ -19,6 +19,8 @@ export interface CachedPipe {
   readonly guild_id: string;
   readonly template_id: string | null;
   readonly enabled: boolean;
+  /** Whether the pipe's bot is enabled: a disabled bot's pipes are refused at the door. */
+  readonly bot_enabled: boolean;
   /** Effective limit: the pipe's own or the configured default. */
   readonly rate_limit: BucketLimit;
   readonly token_hash: string;
@@ -30,7 +32,7 @@ export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-
 export type PipeCache = LiveCache<CachedPipe>;
 
 export function createPipeCache(
-  store: Pick<Store, 'pipes'>,
+  store: Pick<Store, 'pipes' | 'bots'>,
   defaultLimit: BucketLimit,
   now?: () => number,
 ): PipeCache {
@@ -40,12 +42,19 @@ export function createPipeCache(
     ...(now ? { now } : {}),
     async load(id) {
       const found = await store.pipes.getWithTokenHash(id);
-      return found ? toCached(found.pipe, found.token_hash, defaultLimit) : null;
+      if (!found) return null;
+      const bot = await store.bots.get(found.pipe.bot_id);
+      return toCached(found.pipe, found.token_hash, defaultLimit, bot?.enabled ?? false);
     },
   });
 }
 
-export function toCached(pipe: PipeRecord, tokenHash: string, defaultLimit: BucketLimit): CachedPipe {
+export function toCached(
+  pipe: PipeRecord,
+  tokenHash: string,
+  defaultLimit: BucketLimit,
+  botEnabled: boolean,
+): CachedPipe {
   return {
     id: pipe.id,
     bot_id: pipe.bot_id,
@@ -53,6 +62,7 @@ export function toCached(pipe: PipeRecord, tokenHash: string, defaultLimit: Buck
     guild_id: pipe.guild_id,
     template_id: pipe.template_id,
     enabled: pipe.enabled,
+    bot_enabled: botEnabled,
     rate_limit: pipe.rate_limit
       ? { capacity: pipe.rate_limit.capacity, perSecond: pipe.rate_limit.per_second }
       : defaultLimit,
@@ -62,7 +72,8 @@ export function toCached(pipe: PipeRecord, tokenHash: string, defaultLimit: Buck
 
 /**
  * The enabled pipe a token opens. A malformed, unknown, stale (rotated), deleted or disabled
- * pipe's token is 401 alike: the caller learns nothing about which. The token itself goes
+ * pipe's token is 401 alike: the caller learns nothing about which. A valid token of a pipe
+ * whose bot an operator disabled is 403, as the bot's own token is. The token itself goes
  * nowhere but into the hash.
  */
 export async function resolvePipeToken(cache: PipeCache, token: string): Promise<CachedPipe> {
@@ -72,6 +83,7 @@ export async function resolvePipeToken(cache: PipeCache, token: string): Promise
   if (!pipe || !pipeTokenMatches(token, pipe.token_hash) || !pipe.enabled) {
     throw new HeraldError('INVALID_TOKEN');
   }
+  if (!pipe.bot_enabled) throw new HeraldError('FORBIDDEN');
   return pipe;
 }
 

@@ -79,9 +79,14 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
       (change) => {
         if (change.kind === 'channel') channels.invalidate(change.id);
         else if (change.kind === 'guild') channels.clear();
+        // Cached pipes carry their bot's enabled flag; bot changes are rare.
+        else if (change.kind === 'bot') pipes.clear();
       },
       {
-        onResync: () => channels.clear(),
+        onResync: () => {
+          channels.clear();
+          pipes.clear();
+        },
         onError: (err) => log.debug('directory subscriber error', { error: err.message }),
       },
     );
