@@ -5,6 +5,7 @@ import {
   toPlatformChannel,
   toPlatformGuild,
   toPlatformUser,
+  unknownUserRecord,
 } from '../domain/directory/index.js';
 import type { Guild, PlatformContext, PlatformNeeds } from '../render/index.js';
 import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, UserRecord } from '../store/index.js';
@@ -84,21 +85,7 @@ export async function loadPlatformContext(
           type: q.type,
           content: q.content,
           create_at: q.create_at,
-          author: author
-            ? toPlatformUser(author, member)
-            : toPlatformUser({
-                id: q.author_id,
-                username: '',
-                nickname: '',
-                identify_num: '',
-                online: false,
-                bot: false,
-                status: 0,
-                avatar: '',
-                vip_avatar: '',
-                mobile_verified: false,
-                updated_at: 0,
-              }),
+          author: author ? toPlatformUser(author, member) : toPlatformUser(unknownUserRecord(q.author_id)),
         };
       })(),
     );

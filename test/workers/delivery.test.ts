@@ -144,17 +144,17 @@ describe('store sink', () => {
     await settled(second);
     expect((await app.res.store.messages.get(second))?.content).toBe('v2 2');
 
-    const off = await app.request('POST', '/admin/api/bot/update', {
-      admin: true,
-      json: { id: w.bot.id, enabled: false },
-    });
-    expect(off.status).toBe(200);
-    const refused = await sendPipe(app, tplPipe.token, { n: 3 });
-    expect(await settled(refused)).toMatchObject({ status: 'failed', reason: 'BOT_UNAVAILABLE' });
-    await app.request('POST', '/admin/api/bot/update', {
-      admin: true,
-      json: { id: w.bot.id, enabled: true },
-    });
+    const setBot = (enabled: boolean) =>
+      app.request('POST', '/admin/api/bot/update', { admin: true, json: { id: w.bot.id, enabled } });
+    expect((await setBot(false)).status).toBe(200);
+    try {
+      // The door refuses at once; a message accepted just before the change is refused by the worker.
+      expect(await sendPipe(app, tplPipe.token, { n: 3 }).catch((e: Error) => e.message)).toContain('40300');
+      const accepted = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: '{"n":4}' });
+      expect(await settled(accepted)).toMatchObject({ status: 'failed', reason: 'BOT_UNAVAILABLE' });
+    } finally {
+      await setBot(true);
+    }
   });
 
   it('never adds a message twice when its job runs again', async () => {

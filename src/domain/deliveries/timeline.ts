@@ -1,7 +1,13 @@
 import { HeraldError, NotFoundError } from '../../errors/index.js';
-import type { BotRecord, Page, PageRequest, TimelineMessage, UserRecord } from '../../store/index.js';
+import type { BotRecord, Page, PageRequest, TimelineMessage } from '../../store/index.js';
 import type { Deps } from '../deps.js';
-import { botPermissionsInChannel, getUsers, type PlatformUser, toPlatformUser } from '../directory/index.js';
+import {
+  botPermissionsInChannel,
+  getUsers,
+  type PlatformUser,
+  toPlatformUser,
+  unknownUserRecord,
+} from '../directory/index.js';
 import { hasPermission, PERMISSION } from '../permissions.js';
 
 /** A quoted message as the list shows it. */
@@ -24,20 +30,6 @@ export interface MessageView {
   readonly nonce: string;
 }
 
-const unknownUser = (id: string): UserRecord => ({
-  id,
-  username: '',
-  nickname: '',
-  identify_num: '',
-  online: false,
-  bot: false,
-  status: 0,
-  avatar: '',
-  vip_avatar: '',
-  mobile_verified: false,
-  updated_at: 0,
-});
-
 /**
  * A channel's timeline (messages delivered by store-sink bots), newest first. The asking bot
  * must be able to view the channel: an unknown channel is 404, one it cannot view is 403.
@@ -58,7 +50,8 @@ export async function listChannelMessages(
   const quotes = (await deps.store.messages.getMany(quoteIds)).filter((q) => q.channel_id === channelId);
   const authorIds = [...new Set([...found.items, ...quotes].map((m) => m.author_id))];
   const users = new Map((await getUsers(deps, authorIds)).map((u) => [u.id, u]));
-  const author = (m: TimelineMessage) => toPlatformUser(users.get(m.author_id) ?? unknownUser(m.author_id));
+  const author = (m: TimelineMessage) =>
+    toPlatformUser(users.get(m.author_id) ?? unknownUserRecord(m.author_id));
   const quoteById = new Map(quotes.map((q) => [q.id, q]));
   return {
     total: found.total,

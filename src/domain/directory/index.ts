@@ -57,5 +57,6 @@ export {
   toPlatformGuild,
   toPlatformRole,
   toPlatformUser,
+  unknownUserRecord,
 } from './platform-objects.js';
 export { getUser, getUsers, requireUser, upsertUser } from './users.js';

@@ -1,3 +1,4 @@
+import type { Channel, Guild, Role, User } from '../../render/platform.js';
 import type { ChannelRecord, GuildRecord, MemberRecord, RoleRecord, UserRecord } from '../../store/index.js';
 
 /*
@@ -5,62 +6,12 @@ import type { ChannelRecord, GuildRecord, MemberRecord, RoleRecord, UserRecord }
  * them, with exactly the fields of platform-facts.md. Pure builders over store records.
  */
 
-export interface PlatformUser {
-  id: string;
-  username: string;
-  nickname: string;
-  identify_num: string;
-  online: boolean;
-  bot: boolean;
-  status: number;
-  avatar: string;
-  vip_avatar: string;
-  mobile_verified: boolean;
-  /** Role ids in the guild of `member` (without 0, everyone); [] outside a guild. */
-  roles: number[];
-}
-
-export interface PlatformRole {
-  role_id: number;
-  name: string;
-  color: number;
-  position: number;
-  hoist: number;
-  mentionable: number;
-  permissions: number;
-}
-
-export interface PlatformChannel {
-  id: string;
-  name: string;
-  user_id: string;
-  guild_id: string;
-  topic: string;
-  is_category: boolean;
-  parent_id: string;
-  level: number;
-  slow_mode: number;
-  type: number;
-  permission_overwrites: Array<{ role_id: number; allow: number; deny: number }>;
-  permission_users: Array<{ user: PlatformUser; allow: number; deny: number }>;
-  permission_sync: number;
-}
-
-export interface PlatformGuild {
-  id: string;
-  name: string;
-  topic: string;
-  user_id: string;
-  icon: string;
-  notify_type: number;
-  region: string;
-  enable_open: boolean;
-  open_id: string;
-  default_channel_id: string;
-  welcome_channel_id: string;
-  roles: PlatformRole[];
-  channels: PlatformChannel[];
-}
+// The object shapes are render's (src/render/platform.ts), which templates read; the builders
+// here always fill every field, so a user object is the complete one.
+export type PlatformUser = Required<User>;
+export type PlatformRole = Role;
+export type PlatformChannel = Channel;
+export type PlatformGuild = Guild;
 
 /**
  * A user object. With `member` (the user's membership of a guild), `roles` holds its role ids
@@ -83,7 +34,7 @@ export function toPlatformUser(user: UserRecord, member?: MemberRecord | null): 
 }
 
 /** A user the directory does not know (e.g. deleted): only its id, the other fields empty. */
-function unknownUser(id: string): PlatformUser {
+export function unknownUserRecord(id: string): UserRecord {
   return {
     id,
     username: '',
@@ -95,7 +46,7 @@ function unknownUser(id: string): PlatformUser {
     avatar: '',
     vip_avatar: '',
     mobile_verified: false,
-    roles: [],
+    updated_at: 0,
   };
 }
 
@@ -137,7 +88,11 @@ export function toPlatformChannel(
     })),
     permission_users: channel.permission_users.map((o) => {
       const u = byId.get(o.user_id);
-      return { user: u ? toPlatformUser(u) : unknownUser(o.user_id), allow: o.allow, deny: o.deny };
+      return {
+        user: u ? toPlatformUser(u) : toPlatformUser(unknownUserRecord(o.user_id)),
+        allow: o.allow,
+        deny: o.deny,
+      };
     }),
     permission_sync: channel.permission_sync,
   };
