@@ -12,6 +12,45 @@ const MAX_DEPTH = 512;
  * Throws SyntaxError like JSON.parse.
  */
 export function parseJsonData(text: string): unknown {
+  // Fast path: JSON.parse already gives PHP's order unless some object has an integer-like key
+  // (JS lists those first, ascending). Most webhook bodies have none, and render views plain
+  // objects without copying them.
+  const parsed: unknown = JSON.parse(text);
+  return needsOrderedParse(parsed) ? parseOrdered(text) : parsed;
+}
+
+/** JS array-index keys ("0", "42"): the ones JS objects reorder. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
+/**
+ * Whether JSON.parse's result can differ from PHP's: an object with an array-index key, or
+ * nesting past PHP's depth limit (the exact parser then fails as json_decode does). JS puts
+ * index keys before all others, so an object's first key tells.
+ */
+function needsOrderedParse(root: unknown): boolean {
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_DEPTH) return true;
+    if (Array.isArray(v)) {
+      for (const item of v)
+        if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+      continue;
+    }
+    let first = true;
+    for (const key in v) {
+      if (first && INDEX_KEY.test(key) && Number(key) < 2 ** 32 - 1) return true;
+      first = false;
+      const item = (v as Record<string, unknown>)[key];
+      if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+    }
+  }
+  return false;
+}
+
+/** The exact decoder: PHP's key order and depth limit, at the cost of building PHP arrays. */
+function parseOrdered(text: string): unknown {
   let i = 0;
   const n = text.length;
   const ws = (): void => {

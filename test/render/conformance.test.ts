@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseJsonData } from '../../src/render/index.js';
 import { compileTemplate } from '../../src/render/twig/index.js';
-import type { PhpArray } from '../../src/render/twig/runtime/php-array.js';
+import { PhpArray } from '../../src/render/twig/runtime/php-array.js';
 
 type Compiled = ReturnType<typeof compileTemplate>;
 type PlatformContext = Parameters<Compiled['render']>[1];
@@ -49,8 +49,12 @@ function readJson<T>(url: URL): T {
  * case file's own text so that JSON.parse has not reordered integer-like keys first.
  */
 function phpData(file: string): unknown[] {
-  const parsed = parseJsonData(readFileSync(new URL(file, casesDir), 'utf8')) as PhpArray;
-  return parsed.values().map((c) => (c as PhpArray).get('data') ?? null);
+  // parseJsonData answers plain JSON values unless key order needs PHP arrays.
+  const parsed = parseJsonData(readFileSync(new URL(file, casesDir), 'utf8'));
+  const cases = parsed instanceof PhpArray ? parsed.values() : (parsed as unknown[]);
+  return cases.map((c) =>
+    c instanceof PhpArray ? (c.get('data') ?? null) : ((c as Record<string, unknown>).data ?? null),
+  );
 }
 
 /**

@@ -13,6 +13,14 @@ describe('parseJsonData', () => {
     expect(render('{{ data[2] }}{{ data["1"] }}{{ data["01"] }}', json)).toBe('twoonez');
   });
 
+  it('finds integer-like keys at any depth, and answers JSON.parse values when there are none', () => {
+    const nested = '{"a":[{"x":1,"2":"two","1":"one"}]}';
+    expect(render('{% for k, v in data.a[0] %}{{ k }};{% endfor %}', nested)).toBe('x;2;1;');
+    const plain = '{"b":{"c":[1,{"d":"e"}]},"a":"-1"}';
+    expect(parseJsonData(plain)).toEqual(JSON.parse(plain));
+    expect(Object.getPrototypeOf(parseJsonData(plain))).toBe(Object.prototype);
+  });
+
   it('parses what JSON.parse parses, to the same template values', () => {
     const json =
       '{"s":"a\\"b\\u00e9\\ud83d\\ude00","n":[1,-2.5,1e3,0],"t":true,"f":false,"z":null,"e":{},"l":[],"__proto__":{"x":1}}';

@@ -2,6 +2,7 @@ import { DeliveryFailedError } from '../../domain/deliveries/errors/delivery-fai
 import { DeliveryRetryError } from '../../domain/deliveries/errors/delivery-retry-error.js';
 import { UpstreamRateLimitedError } from '../../domain/deliveries/errors/upstream-rate-limited-error.js';
 import { REASON } from '../../domain/deliveries/reasons.js';
+import { HttpTimeoutError, type PostResult, postJson } from './http-post.js';
 import type { OutgoingMessage, SinkResult } from './types.js';
 
 /** How long one relay request may take, headers and body, before it counts as a timeout, in ms. */
@@ -21,11 +22,16 @@ export interface RelayTarget {
 }
 
 /** The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date). */
-export function rateLimitWaitMs(headers: Headers, now: number): number {
+export function rateLimitWaitMs(headers: PostResult['headers'], now: number): number {
   const clamp = (ms: number) => Math.min(RELAY_MAX_RATE_LIMIT_WAIT_MS, Math.max(0, Math.ceil(ms)));
-  const reset = Number(headers.get('x-rate-limit-reset'));
-  if (headers.get('x-rate-limit-reset') !== null && Number.isFinite(reset)) return clamp(reset * 1000);
-  const retryAfter = headers.get('retry-after');
+  const header = (name: string): string | null => {
+    const v = headers[name];
+    return typeof v === 'string' ? v : null;
+  };
+  const rawReset = header('x-rate-limit-reset');
+  const reset = Number(rawReset);
+  if (rawReset !== null && rawReset !== '' && Number.isFinite(reset)) return clamp(reset * 1000);
+  const retryAfter = header('retry-after');
   if (retryAfter !== null) {
     const seconds = Number(retryAfter);
     if (Number.isFinite(seconds)) return clamp(seconds * 1000);
@@ -34,9 +40,6 @@ export function rateLimitWaitMs(headers: Headers, now: number): number {
   }
   return RELAY_DEFAULT_RATE_LIMIT_WAIT_MS;
 }
-
-const isAbort = (err: unknown): boolean =>
-  err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 
 /**
  * POSTs the message to `${url}/api/v3/message/create` as the platform's own API takes it, with
@@ -53,34 +56,32 @@ export async function relayMessage(target: RelayTarget, m: OutgoingMessage): Pro
   };
   if (m.quote) body.quote = m.quote;
   if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
-  let res: Response;
-  let text: string;
+  let res: PostResult;
   try {
-    res = await fetch(`${target.url}/api/v3/message/create`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bot ${target.token}` },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(RELAY_TIMEOUT_MS),
-    });
-    text = await res.text();
+    res = await postJson(
+      `${target.url}/api/v3/message/create`,
+      { Authorization: `Bot ${target.token}` },
+      JSON.stringify(body),
+      RELAY_TIMEOUT_MS,
+    );
   } catch (err) {
-    if (isAbort(err)) {
+    if (err instanceof HttpTimeoutError) {
       throw new DeliveryRetryError(REASON.UPSTREAM_TIMEOUT, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
         detail: `no answer within ${RELAY_TIMEOUT_MS} ms`,
       });
     }
-    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+    const cause = err instanceof Error ? err.message : String(err);
     throw new DeliveryRetryError(REASON.UPSTREAM_UNREACHABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
       detail: `connection failed (${cause})`,
     });
   }
   let envelope: { code?: unknown; message?: unknown; data?: { msg_id?: unknown } } = {};
   try {
-    envelope = JSON.parse(text) as typeof envelope;
+    envelope = JSON.parse(res.text) as typeof envelope;
   } catch {
     // Not JSON: judged by the status alone.
   }
-  const upstreamMessage = String(envelope.message ?? text).slice(0, MAX_UPSTREAM_MESSAGE);
+  const upstreamMessage = String(envelope.message ?? res.text).slice(0, MAX_UPSTREAM_MESSAGE);
   if (res.status === 429) throw new UpstreamRateLimitedError(rateLimitWaitMs(res.headers, Date.now()));
   if (res.status >= 500) {
     throw new DeliveryRetryError(REASON.UPSTREAM_UNAVAILABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
