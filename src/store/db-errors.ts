@@ -22,6 +22,20 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
+ * Runs a single-document upsert, once more if it lost a race: two first-time upserts of one
+ * record can both try the insert, and the unique index refuses the second; its retry finds the
+ * winner's record and updates it (MongoDB retries some of these itself, FerretDB does not).
+ */
+export async function upsertRetryingOnce<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    return run();
+  }
+}
+
+/**
  * Wraps every async method of a repository so that an unreachable database surfaces as one typed
  * DependencyError (503) instead of a driver error (500) in every caller.
  */

@@ -1,4 +1,4 @@
-import { isDuplicateKey } from './db-errors.js';
+import { upsertRetryingOnce } from './db-errors.js';
 import type { Models } from './models.js';
 import type { BotRecord, IntimacyRecord } from './records.js';
 
@@ -57,15 +57,7 @@ export function createIntimacyStore({ Intimacy }: Models) {
           { $set: set, $setOnInsert: onInsert },
           { upsert: true, returnDocument: 'after' },
         ).lean<IntimacyDoc>();
-      let d: IntimacyDoc | null;
-      try {
-        d = await run();
-      } catch (err) {
-        // Two first-time upserts of one record race on the unique index; the loser's retry
-        // finds the winner's record and updates it.
-        if (!isDuplicateKey(err)) throw err;
-        d = await run();
-      }
+      const d = await upsertRetryingOnce(run);
       if (!d) throw new Error('upsert returned no document');
       return toRecord(d);
     },

@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { isDuplicateKey } from './db-errors.js';
+import { upsertRetryingOnce } from './db-errors.js';
 import type { Models } from './models.js';
 import type { UserRecord } from './records.js';
 
@@ -46,14 +46,7 @@ export function createUserStore({ User }: Models) {
           { $set: set, $setOnInsert: onInsert },
           { upsert: true, returnDocument: 'after' },
         ).lean<UserDoc>();
-      let d: UserDoc | null;
-      try {
-        d = await run();
-      } catch (err) {
-        // Two first-time upserts race on _id; the loser's retry updates the winner's record.
-        if (!isDuplicateKey(err)) throw err;
-        d = await run();
-      }
+      const d = await upsertRetryingOnce(run);
       if (!d) throw new Error('upsert returned no document');
       return toRecord(d);
     },

@@ -7,6 +7,7 @@ import { REASON } from '../domain/deliveries/reasons.js';
 import { expireReplayInput, markFailed } from '../domain/deliveries/records.js';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { metricsFor } from '../metrics/index.js';
+import { pipeProbes } from '../metrics/pipe-probes.js';
 import { PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
@@ -47,18 +48,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   const { config, log } = deps;
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
-  const queue = deps.pipeRuntime.queue;
-  metrics.setProbes({
-    queueCounts: async () => {
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
-        delayed: c.delayed ?? 0,
-        active: c.active ?? 0,
-      };
-    },
-    deadCount: () => deps.store.deliveries.count({ status: 'failed' }),
-  });
+  metrics.setProbes(pipeProbes(deps));
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
   const closers: Array<() => Promise<void>> = [() => caches.close()];

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { metricsFor } from '../../metrics/index.js';
+import { pipeProbes } from '../../metrics/pipe-probes.js';
 import type { HeraldState } from '../state.js';
 
 /**
@@ -9,18 +10,7 @@ import type { HeraldState } from '../state.js';
  */
 export function metricsRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const metrics = metricsFor(deps);
-  const queue = deps.pipeRuntime.queue;
-  metrics.setProbes({
-    queueCounts: async () => {
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
-        delayed: c.delayed ?? 0,
-        active: c.active ?? 0,
-      };
-    },
-    deadCount: () => deps.store.deliveries.count({ status: 'failed' }),
-  });
+  metrics.setProbes(pipeProbes(deps));
   router.get('/metrics', async (ctx) => {
     ctx.status = 200;
     ctx.type = metrics.registry.contentType;
