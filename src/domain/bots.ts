@@ -1,6 +1,7 @@
 import { HeraldError, NotFoundError, ValidationError } from '../errors/index.js';
 import { withRecordLock } from '../locks/record-lock.js';
 import {
+  type BotChanges,
   type BotRecord,
   type BotSink,
   type ImageRef,
@@ -12,21 +13,8 @@ import type { Deps } from './deps.js';
 import { publishDirectoryChange } from './directory/change-feed.js';
 import { BOT_TOKEN_PREFIX, issueToken, tokenMatches, tokenOwner } from './tokens.js';
 
-export interface BotInput {
-  readonly name?: string;
-  readonly enabled?: boolean;
-  readonly default_score?: number;
-  readonly default_img_id?: string;
-  readonly img_list?: readonly ImageRef[];
-  /** Pipe-message budget (issue 6): burst in tokens; null = the default. */
-  readonly rate_capacity?: number | null;
-  /** Pipe-message budget: refill in tokens per second; null = the default. */
-  readonly rate_per_second?: number | null;
-  readonly sink?: BotSink;
-  readonly relay_url?: string;
-  /** The relay's bearer secret; write-only ('' clears it). */
-  readonly upstream_token?: string;
-}
+/** What operators may set on a bot: the store's changeable fields, unchanged. */
+export type BotInput = BotChanges;
 
 /** A relay sink needs somewhere to relay to and a token to present there. */
 function checkSink(sink: BotSink, relayUrl: string, hasToken: boolean): void {

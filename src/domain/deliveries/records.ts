@@ -37,34 +37,24 @@ export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, a
   return save(deps, ids, { status: 'rate_limited', retry_at: retryAt, attempts });
 }
 
-export function markSent(
-  deps: Deps,
-  ids: DeliveryIds,
-  outcome: {
-    sent_at: number;
-    upstream_msg_id: string | null;
-    attempts: number;
-    not_permissions_mention: string[];
-  },
-) {
-  return save(deps, ids, {
-    status: 'sent',
-    ...outcome,
-    retry_at: null,
-    reason: null,
-    code: null,
-    message: null,
-    detail: null,
-    job: null,
-  });
-}
-
 export interface SentOutcome {
   readonly sent_at: number;
   readonly upstream_msg_id: string | null;
   readonly attempts: number;
   readonly not_permissions_mention: string[];
 }
+
+/** What a sent record holds: the outcome, and no trace of earlier waits or failures. */
+const sentChanges = (o: SentOutcome): DeliveryChanges => ({
+  status: 'sent',
+  ...o,
+  retry_at: null,
+  reason: null,
+  code: null,
+  message: null,
+  detail: null,
+  job: null,
+});
 
 /**
  * Records many sent messages at once: one insert for those without a record (the usual case),
@@ -74,16 +64,6 @@ export async function markSentMany(
   deps: Deps,
   items: ReadonlyArray<{ ids: DeliveryIds; outcome: SentOutcome }>,
 ): Promise<void> {
-  const sentChanges = (o: SentOutcome): DeliveryChanges => ({
-    status: 'sent',
-    ...o,
-    retry_at: null,
-    reason: null,
-    code: null,
-    message: null,
-    detail: null,
-    job: null,
-  });
   const existing = await deps.store.deliveries.insertNew(
     items.map((i) => ({
       msg_id: i.ids.msg_id,
