@@ -2,34 +2,45 @@
  * `npm run bench:worker`: pipe-message delivery throughput and latency on the real Redis and
  * store (FerretDB locally), with a local HTTP server as the relay sink.
  *
- * 1. Throughput: N jobs (GitLab push card, 20 commits: render + checks + rate limit with high
- *    limits + relay dispatch + delivery record) against a no-op BullMQ worker draining N jobs of
- *    the same size, same concurrency, same run. Prints both rates and their ratio.
- * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99.
- * 3. Memory: RSS and heap sampled through phase 2 (and a longer run with BENCH_MEMORY_MESSAGES).
+ * The worker under test runs as its own process, exactly as the Procfile's `worker` runs it
+ * (`src/bin/worker.ts`), and so does the baseline (bench/lib/noop-worker.ts); this process only
+ * sets up, adds jobs, answers as the relay target and reads the results. Jobs are added straight
+ * to the queue, exactly as the pipe ingest adds them.
  *
- * Environment: BENCH_MESSAGES (default 3000), BENCH_RATE (default 500), BENCH_LATENCY_SECONDS
- * (default 10), BENCH_MEMORY_MESSAGES (default 0 = skip; 100000 for the flat-memory check).
- * Jobs are added straight to the queue, exactly as the pipe ingest adds them.
+ * 1. Throughput: N jobs (GitLab push card, 20 commits: render + checks + rate limit with high
+ *    limits + relay dispatch + delivery record) are added to a paused queue, then released to
+ *    the Herald worker; against a no-op BullMQ worker draining N jobs of the same size, same
+ *    concurrency, same run. Rounds alternate (no-op, Herald, no-op, Herald, ...); prints the
+ *    median rates and their ratio.
+ * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 from the
+ *    delivery records (sent_at - accepted_at).
+ * 3. Memory: the worker process's RSS and heap, sampled through phase 2 (and through a longer
+ *    run with BENCH_MEMORY_MESSAGES).
+ *
+ * Environment: BENCH_MESSAGES (default 3000), BENCH_ROUNDS (default 3), BENCH_RATE (default
+ * 500), BENCH_LATENCY_SECONDS (default 10), BENCH_MEMORY_MESSAGES (default 0 = skip; 100000 for
+ * the flat-memory check), BENCH_PROF (a directory: the Herald worker writes a V8 CPU profile
+ * there on exit).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import { metricsFor } from '../src/metrics/index.js';
+import { Queue } from 'bullmq';
 import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
-import { startWorkers } from '../src/workers/index.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp } from '../test/helpers/test-app.js';
+import { cpuPerMessage, cpuTimes, pidOnPort } from './lib/cpu.js';
+import { spawnProcess } from './lib/processes.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
 const MEMORY_MESSAGES = Number(process.env.BENCH_MEMORY_MESSAGES ?? 0);
+const PROF_DIR = process.env.BENCH_PROF ?? '';
 const CONCURRENCY = 16;
 
-// A GitLab push event with 20 commits (44 KB), as the body text a sender posts (what a job carries).
+// A GitLab push event with 20 commits (50 KB), as the body text a sender posts (what a job carries).
 const input = readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url), 'utf8');
 const card = readFileSync(new URL('../test/fixtures/gitlab/push-card.json.twig', import.meta.url), 'utf8');
 
@@ -47,12 +58,7 @@ await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
 const sinkAddress = sink.address();
 const sinkUrl = `http://127.0.0.1:${typeof sinkAddress === 'object' && sinkAddress ? sinkAddress.port : 0}`;
 
-const app = await startTestApp('bench_worker', {
-  LOG_LEVEL: 'warn',
-  WORKER_CONCURRENCY: String(CONCURRENCY),
-  METRICS_PORT: '0',
-  HOST: '127.0.0.1',
-});
+const app = await startTestApp('bench_worker', { LOG_LEVEL: 'warn' });
 const bot = await createTestBot(app, {
   name: 'bench',
   sink: 'relay',
@@ -101,77 +107,128 @@ async function addBulk(q: Queue, n: number, make: () => PipeJob): Promise<void> 
   }
 }
 
-// Sent messages as this process's worker counts them (no store polling competing with the worker).
-const sentCount = async () => (await metricsFor(app.res).sent.get()).values.reduce((a, v) => a + v.value, 0);
-async function waitSent(target: number): Promise<void> {
-  while ((await sentCount()) < target) await new Promise((r) => setTimeout(r, 50));
+const finished = async (q: Queue): Promise<number> => {
+  const c = await q.getJobCounts('completed', 'failed');
+  return (c.completed ?? 0) + (c.failed ?? 0);
+};
+async function waitFinished(q: Queue, target: number): Promise<void> {
+  while ((await finished(q)) < target) await new Promise((r) => setTimeout(r, 20));
 }
 
-// --- 1a. No-op drain of N jobs of the same size.
-const url = new URL(app.config.redisUrl);
-const noopQueue = new Queue('bench-noop', {
-  connection: { host: url.hostname, port: Number(url.port || 6379) },
-  prefix: app.config.redisPrefix,
-});
-await addBulk(noopQueue, N, job);
-const noopConn = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-let drained = 0;
-const noopStart = performance.now();
-const noop = new Worker('bench-noop', async () => {}, {
-  connection: noopConn,
-  prefix: app.config.redisPrefix,
-  concurrency: CONCURRENCY,
-});
-noop.on('completed', () => drained++);
-while (drained < N) await new Promise((r) => setTimeout(r, 10));
-const noopSeconds = (performance.now() - noopStart) / 1000;
-await noop.close();
-await noopQueue.obliterate({ force: true });
-await noopQueue.close();
-noopConn.disconnect();
+/**
+ * Adds N jobs to the paused queue, releases them to `worker`, and times until all are done
+ * (msg/s); also how much CPU each process spent per message meanwhile.
+ */
+async function drainRate(q: Queue, worker: number): Promise<{ rate: number; cpu: string }> {
+  await q.pause();
+  const before = await finished(q);
+  await addBulk(q, N, job);
+  const pids = { worker, store: storePid, redis: redisPid, 'bench+sink': process.pid };
+  const cpuBefore = cpuTimes(pids);
+  const start = performance.now();
+  await q.resume();
+  await waitFinished(q, before + N);
+  const rate = N / ((performance.now() - start) / 1000);
+  return { rate, cpu: cpuPerMessage(cpuBefore, cpuTimes(pids), N) };
+}
 
-// --- 1b. The real worker on N jobs (one warm-up message first: compile, caches, connections).
-const workers = await startWorkers(app.res);
-await addBulk(queue, 1, job);
-await waitSent(1);
-await addBulk(queue, N, job);
-const realStart = performance.now();
-await waitSent(N + 1);
-const realSeconds = (performance.now() - realStart) / 1000;
-const noopRate = N / noopSeconds;
-const realRate = N / realSeconds;
-
-// --- 2. Latency at RATE messages per second, with memory samples.
-const accepted = new Map<string, number>();
-const mem: Array<{ at: number; rss: number; heap: number }> = [];
-const sample = () => {
-  const m = process.memoryUsage();
-  mem.push({ at: mem.length, rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 });
+const env = {
+  REDIS_URL: app.config.redisUrl,
+  REDIS_PREFIX: app.config.redisPrefix,
+  WORKER_CONCURRENCY: String(CONCURRENCY),
 };
+const mongo = new URL(app.config.mongoUrl);
+const storePid = pidOnPort(Number(mongo.port || 27017));
+const redisPid = pidOnPort(Number(new URL(app.config.redisUrl).port || 6379));
+mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+
+// --- The two workers, each in its own process.
+const noopQueue = new Queue('bench-noop', {
+  connection: app.res.redis.duplicate(),
+  prefix: app.config.redisPrefix,
+});
+const noop = await spawnProcess('bench/lib/noop-worker.ts', { ...env, BENCH_QUEUE: 'bench-noop' }, 'ready');
+const herald = await spawnProcess(
+  'src/bin/worker.ts',
+  {
+    ...env,
+    ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+    MONGO_URL: mongo.toString(),
+    LOG_LEVEL: 'info',
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+  },
+  '"worker started"',
+  [
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ...(PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : []),
+  ],
+);
+const metricsPort = Number(/"port":(\d+)/.exec(herald.output())?.[1]);
+
+// Warm-up: compile, caches, connections, JIT.
+await addBulk(queue, 200, job);
+await waitFinished(queue, 200);
+await addBulk(noopQueue, 200, job);
+await waitFinished(noopQueue, 200);
+
+// --- 1. Throughput, alternating rounds.
+const noopRates: number[] = [];
+const heraldRates: number[] = [];
+const cpu = { noop: '', herald: '' };
+for (let r = 0; r < ROUNDS; r++) {
+  const a = await drainRate(noopQueue, noop.pid);
+  noopRates.push(a.rate);
+  const b = await drainRate(queue, herald.pid);
+  heraldRates.push(b.rate);
+  cpu.noop = a.cpu;
+  cpu.herald = b.cpu;
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+// --- 2. Latency at RATE messages per second, with memory samples of the worker process.
+const mem: Array<{ rss: number; heap: number }> = [];
+const sample = async () => {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20;
+  mem.push({
+    rss: value('herald_process_process_resident_memory_bytes'),
+    heap: value('herald_process_nodejs_heap_size_used_bytes'),
+  });
+};
+const accepted: PipeJob[] = [];
 const latencyTotal = RATE * LATENCY_SECONDS;
-const before = await sentCount();
+const latencyBefore = await finished(queue);
 const tickMs = 20;
 const perTick = (RATE * tickMs) / 1000;
 const latencyStart = Date.now();
-let added = 0;
-const sampler = setInterval(sample, 1000);
-while (added < latencyTotal) {
+const sampler = setInterval(() => void sample(), 1000);
+while (accepted.length < latencyTotal) {
   const due = Math.min(latencyTotal, Math.floor(((Date.now() - latencyStart) / tickMs + 1) * perTick));
   const batch: Array<{ name: typeof PIPE_JOB_NAME; data: PipeJob; opts: { jobId: string } }> = [];
-  for (; added < due; added++) {
+  while (accepted.length < due) {
     const data = job();
-    accepted.set(data.msg_id, data.accepted_at);
+    accepted.push(data);
     batch.push({ name: PIPE_JOB_NAME, data, opts: { jobId: data.msg_id } });
   }
   if (batch.length > 0) await queue.addBulk(batch);
   await new Promise((r) => setTimeout(r, tickMs));
 }
-await waitSent(before + latencyTotal);
+await waitFinished(queue, latencyBefore + latencyTotal);
 clearInterval(sampler);
+// Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in.
+const sentRecords = () => app.res.store.deliveries.count({ status: 'sent', pipe_id: pipeId });
+const expectedRecords = latencyBefore + latencyTotal;
+const recordsDeadline = Date.now() + 60_000;
+while ((await sentRecords()) < expectedRecords && Date.now() < recordsDeadline) {
+  await new Promise((r) => setTimeout(r, 200));
+}
 const latencies: number[] = [];
-for (const [id, at] of accepted) {
-  const rec = await app.res.store.deliveries.get(id);
-  if (rec?.sent_at) latencies.push(rec.sent_at - at);
+for (let i = 0; i < accepted.length; i += 100) {
+  const records = await Promise.all(
+    accepted.slice(i, i + 100).map(async (a) => ({ a, r: await app.res.store.deliveries.get(a.msg_id) })),
+  );
+  for (const { a, r } of records) if (r?.sent_at) latencies.push(r.sent_at - a.accepted_at);
 }
 latencies.sort((a, b) => a - b);
 const pct = (p: number) =>
@@ -179,30 +236,36 @@ const pct = (p: number) =>
 
 // --- 3. Optional long run for memory.
 if (MEMORY_MESSAGES > 0) {
-  const base = await sentCount();
-  const sampler2 = setInterval(sample, 5000);
+  const base = await finished(queue);
+  const sampler2 = setInterval(() => void sample(), 5000);
   await addBulk(queue, MEMORY_MESSAGES, job);
-  await waitSent(base + MEMORY_MESSAGES);
+  await waitFinished(queue, base + MEMORY_MESSAGES);
   clearInterval(sampler2);
 }
 
 const fmt = (x: number) => x.toFixed(1);
+const noopRate = median(noopRates);
+const heraldRate = median(heraldRates);
 process.stdout.write(
   [
-    `messages: ${N} (GitLab push card, 20 commits; relay to a local HTTP sink; concurrency ${CONCURRENCY})`,
-    `no-op BullMQ drain: ${fmt(noopRate)} msg/s`,
-    `Herald worker:      ${fmt(realRate)} msg/s`,
-    `ratio:              ${(realRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
-    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${latencies.length} messages): p50 ${pct(50)} ms, p99 ${pct(99)} ms (goal p99 < 15 ms)`,
-    `memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
-    `                          heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,
+    `messages: ${N} per round, ${ROUNDS} rounds (GitLab push card, 20 commits; relay to a local HTTP sink; concurrency ${CONCURRENCY}; each worker in its own process)`,
+    `no-op BullMQ drain: ${fmt(noopRate)} msg/s (rounds: ${noopRates.map(fmt).join(', ')})`,
+    `Herald worker:      ${fmt(heraldRate)} msg/s (rounds: ${heraldRates.map(fmt).join(', ')})`,
+    `CPU per message, last round: no-op: ${cpu.noop || 'n/a'}`,
+    `                             Herald: ${cpu.herald || 'n/a'}`,
+    `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
+    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${latencies.length} of ${latencyTotal} messages sent): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)} ms (goal p99 < 15 ms)`,
+    `worker memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
+    `                                 heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,
     MEMORY_MESSAGES > 0
       ? `memory run: ${MEMORY_MESSAGES} further messages`
       : 'memory run: skipped (BENCH_MEMORY_MESSAGES=0)',
     '',
   ].join('\n'),
 );
-await workers.close(5_000);
+await Promise.all([noop.stop(), herald.stop()]);
+await noopQueue.obliterate({ force: true });
+await noopQueue.close();
 await app.close();
 sink.close();
 process.exit(0);

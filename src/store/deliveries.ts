@@ -154,7 +154,14 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       } catch (err) {
         if (err instanceof mongoose.mongo.MongoBulkWriteError) {
           const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-          if (errors.every((e) => e.code === DUPLICATE_KEY)) {
+          // Only "these already exist" is an answer; a bulk error with no write errors (the
+          // connection dropped mid-insert) or with any other kind means records were not stored.
+          const inserted = err.result?.insertedCount ?? 0;
+          if (
+            errors.length > 0 &&
+            errors.every((e) => e.code === DUPLICATE_KEY) &&
+            inserted + errors.length === docs.length
+          ) {
             return errors.map((e) => docs[e.index]?._id).filter((id): id is string => id !== undefined);
           }
         }

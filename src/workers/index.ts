@@ -14,7 +14,7 @@ import { WorkerCaches } from './caches.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { checkRedisPolicy } from './redis-policy.js';
-import { SentWriter } from './sent-writer.js';
+import { SentLog } from './sent-log.js';
 
 /**
  * How long a worker's lock on a job lives, in ms. The worker renews it every half of this while
@@ -63,13 +63,28 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     closers.push(() => metricsServer.close(1_000));
     log.info('metrics listening', { port: metricsServer.port });
     // BullMQ's blocking commands need their own connection that retries forever.
-    connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    connection = new Redis(config.redisUrl, {
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+      enableAutoPipelining: true,
+    });
     connection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
     await connection.connect();
     closers.push(async () => {
       await connection.quit().catch(() => connection.disconnect());
     });
-    const ctx = { deps, caches, metrics, sentWriter: new SentWriter(deps) };
+    // The sent-record flusher blocks on reads: a connection of its own, retrying while Redis is away.
+    const flusherConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    flusherConnection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
+    await flusherConnection.connect();
+    closers.push(async () => {
+      await flusherConnection.quit().catch(() => flusherConnection.disconnect());
+    });
+    const sentLog = new SentLog(deps, deps.redis, flusherConnection);
+    await sentLog.start();
+    // Closed after the queue consumer (see close()), so in-flight jobs can still append.
+    closers.push(() => sentLog.close());
+    const ctx = { deps, caches, metrics, sentLog };
     worker = new Worker<PipeJob>(PIPE_QUEUE, (job, token) => processPipeJob(ctx, job, token), {
       connection,
       prefix: config.redisPrefix,

@@ -9,6 +9,7 @@ import {
   markFailed,
   markRateLimited,
   markRetrying,
+  type SentOutcome,
 } from '../domain/deliveries/records.js';
 import { isTextChannel } from '../domain/directory/index.js';
 import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
@@ -26,7 +27,7 @@ import type { BotRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { loadPlatformContext } from './context-loader.js';
 import { neutraliseGroupMentions } from './mentions.js';
-import type { SentWriter } from './sent-writer.js';
+import type { SentLog } from './sent-log.js';
 import { relayMessage } from './sinks/relay-sink.js';
 import { storeMessage } from './sinks/store-sink.js';
 import type { OutgoingMessage, SinkResult } from './sinks/types.js';
@@ -45,7 +46,7 @@ export interface ProcessContext {
   readonly deps: PipeDeps;
   readonly caches: WorkerCaches;
   readonly metrics: HeraldMetrics;
-  readonly sentWriter: SentWriter;
+  readonly sentLog: SentLog;
 }
 
 /** What the checks and the render produce: a message ready to send, and what it costs. */
@@ -224,7 +225,7 @@ export async function processPipeJob(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   token: string | undefined,
-): Promise<void> {
+): Promise<SentOutcome> {
   const { deps, metrics } = ctx;
   const data = job.data;
   const ids: DeliveryIds = {
@@ -261,14 +262,17 @@ export async function processPipeJob(
       throw err;
     }
     const sentAt = deps.now();
-    await ctx.sentWriter.write(ids, {
+    const outcome: SentOutcome = {
       sent_at: sentAt,
       upstream_msg_id: result.upstream_msg_id,
       attempts: attempt,
       not_permissions_mention: notPermissionsMention,
-    });
+    };
+    await ctx.sentLog.append(ids, outcome);
     metrics.sent.inc({ sink: prepared.bot.sink });
     metrics.acceptToSent.observe(Math.max(0, sentAt - data.accepted_at) / 1000);
+    // The job's return value: what pipemsg-status answers until the record is in the store.
+    return outcome;
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     const maxAttempts = job.opts.attempts ?? 1;

@@ -40,10 +40,18 @@ const JOB_STATE: Readonly<Record<string, DeliveryStatus>> = {
   failed: 'failed',
 };
 
+/** What a completed job returns (the worker's sent outcome), as far as status needs it. */
+interface SentReturn {
+  readonly sent_at?: number;
+  readonly attempts?: number;
+}
+
 /**
  * Where a pipe message stands. The workers' delivery record (collection `deliveries`, keyed by
- * msg_id) wins; before a worker has written one, the BullMQ job's state answers. Another
- * pipe's or bot's message is "not found", like a message that does not exist.
+ * msg_id) wins, except that a completed job means sent even while its record still says
+ * otherwise: workers write `sent` records behind (src/workers/sent-log.ts), so for a moment
+ * the job knows first. Before a worker has written any record, the BullMQ job's state answers.
+ * Another pipe's or bot's message is "not found", like a message that does not exist.
  */
 export async function pipeMessageStatus(
   deps: PipeDeps,
@@ -57,8 +65,26 @@ export async function pipeMessageStatus(
     }),
   ]);
   const data: PipeJob | undefined = job?.data;
+  const stateOf = async () =>
+    job
+      ? job.getState().catch((err: unknown) => {
+          throw asRedisDependencyError(err);
+        })
+      : undefined;
   if (record) {
     if (!owns(asker, record)) throw new NotFoundError('message');
+    if (record.status !== 'sent' && job && (await stateOf()) === 'completed') {
+      const sent = (job.returnvalue ?? {}) as SentReturn;
+      return {
+        msg_id: msgId,
+        status: 'sent',
+        attempts: sent.attempts ?? job.attemptsMade,
+        msg_timestamp: data?.accepted_at ?? null,
+        sent_at: sent.sent_at ?? job.finishedOn ?? null,
+        retry_at: null,
+        error: null,
+      };
+    }
     const failed = record.reason !== null || record.code !== null || record.message !== null;
     return {
       msg_id: msgId,
@@ -71,17 +97,19 @@ export async function pipeMessageStatus(
     };
   }
   if (!job || !data || !owns(asker, data)) throw new NotFoundError('message');
-  const state = await job.getState().catch((err: unknown) => {
-    throw asRedisDependencyError(err);
-  });
+  const state = (await stateOf()) as string;
   const status = JOB_STATE[state];
   if (!status) throw new NotFoundError('message');
   return {
     msg_id: msgId,
     status,
-    attempts: job.attemptsMade,
+    attempts:
+      status === 'sent'
+        ? ((job.returnvalue as SentReturn | null)?.attempts ?? job.attemptsMade)
+        : job.attemptsMade,
     msg_timestamp: data.accepted_at,
-    sent_at: status === 'sent' ? (job.finishedOn ?? null) : null,
+    sent_at:
+      status === 'sent' ? ((job.returnvalue as SentReturn | null)?.sent_at ?? job.finishedOn ?? null) : null,
     retry_at: null,
     error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
   };

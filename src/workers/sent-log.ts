@@ -1,0 +1,222 @@
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
+import type { Deps } from '../domain/deps.js';
+import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
+
+/** Most `sent` records one flush writes to the store (one insert round-trip). */
+export const SENT_LOG_BATCH = 500;
+/** How long an idle flusher waits in one blocking read for new entries, in ms. */
+export const SENT_LOG_BLOCK_MS = 1_000;
+/**
+ * Entries another flusher read but has not confirmed for this long, in ms, are taken over: that
+ * worker died between reading and writing them. Far above any store write.
+ */
+export const SENT_LOG_CLAIM_IDLE_MS = 30_000;
+/** How often a flusher looks for such entries, in ms. */
+export const SENT_LOG_CLAIM_EVERY_MS = 10_000;
+/** Flushers that left nothing pending and have been silent this long are forgotten, in ms (1 h). */
+export const SENT_LOG_FORGET_IDLE_MS = 60 * 60 * 1000;
+/** Wait after a failed store write before trying the same entries again, in ms. */
+export const SENT_LOG_RETRY_MS = 1_000;
+
+const GROUP = 'recorders';
+
+/** The Redis stream of sent outcomes not yet written to the store. */
+export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent-log`;
+
+interface Entry {
+  readonly ids: DeliveryIds;
+  readonly outcome: SentOutcome;
+}
+
+/** A stream entry; `entry` is null for one with nothing to write (deleted or unreadable). */
+interface Read {
+  readonly id: string;
+  readonly entry: Entry | null;
+}
+
+type StreamReply = Array<[string, Array<[string, string[]]>]> | null;
+
+/** The flusher's timings, in ms; the SENT_LOG_* constants unless a test shortens them. */
+export interface SentLogTimings {
+  readonly blockMs: number;
+  readonly claimIdleMs: number;
+  readonly claimEveryMs: number;
+  readonly forgetIdleMs: number;
+  readonly retryMs: number;
+}
+
+const DEFAULT_TIMINGS: SentLogTimings = {
+  blockMs: SENT_LOG_BLOCK_MS,
+  claimIdleMs: SENT_LOG_CLAIM_IDLE_MS,
+  claimEveryMs: SENT_LOG_CLAIM_EVERY_MS,
+  forgetIdleMs: SENT_LOG_FORGET_IDLE_MS,
+  retryMs: SENT_LOG_RETRY_MS,
+};
+
+/**
+ * `sent` records, write-behind. Why: a delivery record per message written by the job itself
+ * tied every job slot to a store round-trip, and the store (FerretDB especially) pays a fixed
+ * cost per write that small batches cannot spread. Instead a job appends its outcome to a Redis
+ * stream (one command, as durable as the queue that held the job) and completes; a flusher in
+ * every worker process reads the stream as one consumer group and writes large batches. An
+ * entry is deleted only after its batch is in the store; entries of a worker that died are
+ * taken over by another after SENT_LOG_CLAIM_IDLE_MS. While the store is down, messages keep
+ * being delivered and their records wait in Redis. Until a record lands, pipemsg-status reads
+ * the outcome from the completed job (its return value).
+ */
+export class SentLog {
+  private readonly key: string;
+  private readonly timings: SentLogTimings;
+  /** This process's name in the consumer group. */
+  readonly consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private lastClaim = 0;
+
+  /**
+   * `redis` is the command client (appends, confirmations); `blocking` a connection of the
+   * flusher's own for its blocking reads, which retries while Redis is away.
+   */
+  constructor(
+    private readonly deps: Deps,
+    private readonly redis: Redis,
+    private readonly blocking: Redis,
+    timings: Partial<SentLogTimings> = {},
+  ) {
+    this.key = sentLogKey(deps.config.redisPrefix);
+    this.timings = { ...DEFAULT_TIMINGS, ...timings };
+  }
+
+  /** Records that a message was sent; resolves once Redis holds the outcome. */
+  async append(ids: DeliveryIds, outcome: SentOutcome): Promise<void> {
+    try {
+      await this.redis.xadd(this.key, '*', 'r', JSON.stringify({ ids, outcome } satisfies Entry));
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+  }
+
+  /** Starts the flusher of this process. */
+  async start(): Promise<void> {
+    try {
+      await this.redis.xgroup('CREATE', this.key, GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      // BUSYGROUP is Redis's error code for "the group exists", which is what we want.
+      if (!(err instanceof Error && err.message.startsWith('BUSYGROUP'))) throw err;
+    }
+    this.running = this.loop();
+  }
+
+  /** Stops reading, then writes what this process still holds once; safe to call twice. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+    this.running = undefined;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        // Entries this consumer read but could not write (store down) come first, then new ones.
+        const own = await this.read('0', false);
+        const entries = own.length > 0 ? own : await this.read('>', true);
+        if (entries.length > 0) await this.flush(entries);
+        if (Date.now() - this.lastClaim >= this.timings.claimEveryMs) await this.claimAbandoned();
+      } catch (err) {
+        if (this.stopping) break;
+        this.deps.log.warn('sent records not written yet; retrying', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        await sleep(this.timings.retryMs);
+      }
+    }
+    // Stopping: write what is left (the last jobs' outcomes included) while the store answers;
+    // whatever stays is taken over by another worker, or by the next start.
+    try {
+      for (;;) {
+        const own = await this.read('0', false);
+        const entries = own.length > 0 ? own : await this.read('>', false);
+        if (entries.length === 0) break;
+        await this.flush(entries);
+      }
+    } catch (err) {
+      this.deps.log.warn('sent records left for another worker', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  private async read(from: '0' | '>', block: boolean): Promise<Read[]> {
+    const args = ['GROUP', GROUP, this.consumer, 'COUNT', SENT_LOG_BATCH] as const;
+    const reply = (
+      block
+        ? await this.blocking.xreadgroup(...args, 'BLOCK', this.timings.blockMs, 'STREAMS', this.key, from)
+        : await this.redis.xreadgroup(...args, 'STREAMS', this.key, from)
+    ) as StreamReply;
+    return parseEntries(reply?.[0]?.[1] ?? []);
+  }
+
+  private async flush(entries: readonly Read[]): Promise<void> {
+    const records = entries.flatMap((e) => (e.entry ? [e.entry] : []));
+    if (records.length > 0) await markSentMany(this.deps, records);
+    const ids = entries.map((e) => e.id);
+    await this.redis
+      .multi()
+      .xack(this.key, GROUP, ...ids)
+      .xdel(this.key, ...ids)
+      .exec();
+  }
+
+  /** Takes over entries a dead worker read but never wrote, and forgets long-gone consumers. */
+  private async claimAbandoned(): Promise<void> {
+    this.lastClaim = Date.now();
+    let cursor = '0-0';
+    do {
+      const [next, claimed] = (await this.redis.xautoclaim(
+        this.key,
+        GROUP,
+        this.consumer,
+        this.timings.claimIdleMs,
+        cursor,
+        'COUNT',
+        SENT_LOG_BATCH,
+      )) as [string, Array<[string, string[]]>];
+      const entries = parseEntries(claimed);
+      if (entries.length > 0) await this.flush(entries);
+      cursor = next;
+    } while (cursor !== '0-0' && !this.stopping);
+    const consumers = (await this.redis.xinfo('CONSUMERS', this.key, GROUP)) as unknown[][];
+    for (const c of consumers) {
+      const info = fieldsOf(c);
+      if (
+        info.name !== this.consumer &&
+        info.pending === 0 &&
+        Number(info.idle) > this.timings.forgetIdleMs
+      ) {
+        await this.redis.xgroup('DELCONSUMER', this.key, GROUP, String(info.name));
+      }
+    }
+  }
+}
+
+function parseEntries(raw: Array<[string, string[] | null]>): Read[] {
+  return raw.map(([id, fields]) => {
+    // A deleted entry still pending shows with no fields: nothing to write, only to confirm.
+    const value = fields?.[1];
+    if (value === undefined) return { id, entry: null };
+    try {
+      return { id, entry: JSON.parse(value) as Entry };
+    } catch {
+      return { id, entry: null };
+    }
+  });
+}
+
+function fieldsOf(flat: unknown[]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) o[String(flat[i])] = flat[i + 1];
+  return o;
+}

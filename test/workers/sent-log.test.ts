@@ -1,0 +1,142 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryIds, SentOutcome } from '../../src/domain/deliveries/records.js';
+import { SentLog, sentLogKey } from '../../src/workers/sent-log.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * The write-behind log of `sent` records on the real Redis and store: records land, the stream
+ * empties, a dead flusher's entries are taken over, and a store outage only delays records.
+ */
+let app: TestApp;
+/** A second process's resources, whose store connection runs through a proxy a test can cut. */
+let cutApp: TestApp;
+let mongoProxy: TcpProxy;
+const open: Array<{ close(): Promise<void> }> = [];
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function connection(): Redis {
+  const r = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  open.push({ close: async () => void r.disconnect() });
+  return r;
+}
+
+function sentLog(on: TestApp, timings: ConstructorParameters<typeof SentLog>[3] = {}): SentLog {
+  const log = new SentLog(on.res, on.res.redis, connection(), { blockMs: 100, ...timings });
+  open.push(log);
+  return log;
+}
+
+let n = 0;
+function message(): { ids: DeliveryIds; outcome: SentOutcome } {
+  n += 1;
+  return {
+    ids: { msg_id: `sent-log-${n}-${Date.now()}`, bot_id: 'b1', pipe_id: 'p1', channel_id: 'c1' },
+    outcome: {
+      sent_at: 1_700_000_000_000 + n,
+      upstream_msg_id: `up-${n}`,
+      attempts: 2,
+      not_permissions_mention: [],
+    },
+  };
+}
+
+const key = () => sentLogKey(app.config.redisPrefix);
+const streamLength = () => app.res.redis.xlen(key());
+const pendingCount = async () => {
+  const [count] = (await app.res.redis.xpending(key(), 'recorders')) as [number];
+  return count;
+};
+const record = (msgId: string) => app.res.store.deliveries.get(msgId);
+
+beforeAll(async () => {
+  app = await startTestApp('sent_log');
+  const mongo = new URL(app.config.mongoUrl);
+  mongoProxy = await startTcpProxy(mongo.hostname, Number(mongo.port || 27017));
+  cutApp = await startTestApp(
+    'sent_log_cut',
+    { MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}/herald`, DB_TIMEOUT_MS: '300' },
+    { sharedWith: app },
+  );
+});
+
+afterAll(async () => {
+  mongoProxy?.restore();
+  for (const o of open.reverse()) await o.close().catch(() => {});
+  await cutApp?.close();
+  await app?.close();
+  await mongoProxy?.close();
+});
+
+describe('sent log', () => {
+  it('writes the records behind the jobs and empties the stream', async () => {
+    const log = sentLog(app);
+    await log.start();
+    const messages = [message(), message(), message()];
+    for (const m of messages) await log.append(m.ids, m.outcome);
+    for (const m of messages) {
+      await expect.poll(async () => (await record(m.ids.msg_id))?.status, { timeout: 10_000 }).toBe('sent');
+      expect(await record(m.ids.msg_id)).toMatchObject({
+        ...m.ids,
+        status: 'sent',
+        sent_at: m.outcome.sent_at,
+        upstream_msg_id: m.outcome.upstream_msg_id,
+        attempts: 2,
+      });
+    }
+    await expect.poll(streamLength, { timeout: 5_000 }).toBe(0);
+    expect(await pendingCount()).toBe(0);
+    await log.close();
+    await log.close(); // twice is safe
+  });
+
+  it('close() writes what this process still holds', async () => {
+    const log = sentLog(app, { blockMs: 2_000 });
+    await log.start();
+    const m = message();
+    await log.append(m.ids, m.outcome);
+    await log.close();
+    expect((await record(m.ids.msg_id))?.status).toBe('sent');
+    expect(await streamLength()).toBe(0);
+  });
+
+  it('takes over entries a dead flusher read but never wrote', async () => {
+    const m = message();
+    await app.res.redis.xgroup('CREATE', key(), 'recorders', '0', 'MKSTREAM').catch(() => {});
+    const writer = sentLog(app);
+    await writer.append(m.ids, m.outcome);
+    // A flusher that read the entry and died before writing it.
+    await app.res.redis.xreadgroup('GROUP', 'recorders', 'dead-worker', 'COUNT', 10, 'STREAMS', key(), '>');
+    expect(await pendingCount()).toBe(1);
+    const rescuer = sentLog(app, { claimIdleMs: 300, claimEveryMs: 100, forgetIdleMs: 300 });
+    await rescuer.start();
+    await expect.poll(async () => (await record(m.ids.msg_id))?.status, { timeout: 10_000 }).toBe('sent');
+    await expect.poll(pendingCount, { timeout: 5_000 }).toBe(0);
+    // The dead consumer, with nothing pending and silent, is forgotten.
+    await expect
+      .poll(
+        async () =>
+          ((await app.res.redis.xinfo('CONSUMERS', key(), 'recorders')) as unknown[][]).map((c) => c[1]),
+        { timeout: 5_000 },
+      )
+      .not.toContain('dead-worker');
+    await rescuer.close();
+  });
+
+  it('keeps records in Redis while the store is down and writes them once it is back', async () => {
+    const log = sentLog(cutApp, { retryMs: 100 });
+    await log.start();
+    mongoProxy.cut();
+    const m = message();
+    await log.append(m.ids, m.outcome); // Redis is up: the job would complete now
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await record(m.ids.msg_id)).toBeNull();
+    expect(await streamLength()).toBe(1);
+    mongoProxy.restore();
+    await expect.poll(async () => (await record(m.ids.msg_id))?.status, { timeout: 15_000 }).toBe('sent');
+    await expect.poll(streamLength, { timeout: 5_000 }).toBe(0);
+    await log.close();
+  });
+});
