@@ -11,29 +11,42 @@ import type { CardMessage } from './types.js';
  * Compiled once at module load: validation is on the hot path of every card render.
  * - `allErrors: false` stops at the first problem, which is the one we report;
  * - `verbose` puts the failing schema and data on the error so messages can be specific;
- * - lengths count code points (ajv's default), as the platform counts characters;
  * - `strictRequired` is off because the discriminator needs `type` required next to `oneOf`,
  *   where it is defined only in the branches, and `strictTypes` is off because the `if`/`then`
  *   refinements deliberately restate no types (the main branch has already checked them).
+ * `unicode` decides how string lengths count: code points (the platform counts characters) or
+ * UTF-16 units (`.length`, free, where counting code points walks every string).
  */
-const ajv = new Ajv({
-  allErrors: false,
-  verbose: true,
-  discriminator: true,
-  strict: true,
-  strictRequired: false,
-  strictTypes: false,
-});
-ajv.addKeyword({ keyword: 'x-name', schemaType: 'string' });
-ajv.addKeyword({ keyword: 'x-rules', schemaType: 'object' });
-ajv.addKeyword({
-  keyword: 'imageUrl',
-  type: 'string',
-  schemaType: 'boolean',
-  errors: true,
-  validate: (enabled: boolean, url: string) => !enabled || isAllowedImageUrl(url),
-});
-const validateSchema = ajv.compile(CARD_MESSAGE_SCHEMA);
+function compileCardSchema(unicode: boolean) {
+  const ajv = new Ajv({
+    allErrors: false,
+    verbose: true,
+    discriminator: true,
+    strict: true,
+    strictRequired: false,
+    strictTypes: false,
+    unicode,
+  });
+  ajv.addKeyword({ keyword: 'x-name', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-rules', schemaType: 'object' });
+  ajv.addKeyword({
+    keyword: 'imageUrl',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: (enabled: boolean, url: string) => !enabled || isAllowedImageUrl(url),
+  });
+  return ajv.compile(CARD_MESSAGE_SCHEMA);
+}
+
+/** The exact rules: lengths in code points. Decides, and explains, whenever the quick pass fails. */
+const validateSchema = compileCardSchema(true);
+/**
+ * The quick pass, lengths in UTF-16 units. A string has at least as many units as code points,
+ * so passing every maxLength here means passing it exactly; the only minLength is 1, where
+ * both counts agree. A card that passes here is valid; one that fails is judged again exactly.
+ */
+const validateQuick = compileCardSchema(false);
 
 /**
  * Checks a parsed card message against every card rule and returns it typed, unchanged (bare
@@ -42,7 +55,7 @@ const validateSchema = ajv.compile(CARD_MESSAGE_SCHEMA);
  * Throws CardInvalidError naming the first offending path and the rule it breaks.
  */
 export function validateCard(value: unknown, now: number = Date.now()): CardMessage {
-  if (!validateSchema(value)) {
+  if (!validateQuick(value) && !validateSchema(value)) {
     const first = (validateSchema.errors as ErrorObject[])[0] as ErrorObject;
     const { path, rule } = describeError(first);
     throw new CardInvalidError(path, rule);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CARD_MESSAGE_SCHEMA } from '../../../src/render/cards/card-schema.js';
 import { CardInvalidError, validateCard } from '../../../src/render/cards/index.js';
 import { card, expectInvalid, LATER, NOW } from './helpers.js';
 
@@ -311,11 +312,27 @@ describe('card limits: what is allowed at the edges', () => {
   const valid = (value: unknown) => expect(validateCard(value, NOW)).toBe(value);
 
   it('counts characters as code points', () => {
+    // 200 UTF-16 units: the quick pass (units) refuses it, the exact rules (code points) take it.
     valid(card({ type: 'header', text: '😀'.repeat(100) }));
     expectInvalid(
       card({ type: 'header', text: '😀'.repeat(101) }),
       `${m0}.text: header text is at most 100 characters`,
     );
+  });
+  it('has no minLength above 1 (the quick UTF-16 pass relies on it)', () => {
+    const minLengths: number[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node !== null && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'minLength' && typeof v === 'number') minLengths.push(v);
+          walk(v);
+        }
+      }
+    };
+    walk(CARD_MESSAGE_SCHEMA);
+    expect(minLengths.length).toBeGreaterThan(0);
+    expect(minLengths.every((m) => m <= 1)).toBe(true);
   });
   it('takes exactly 5 cards and 50 modules', () => {
     valid(times(5, { type: 'card', modules: times(10, { type: 'divider' }) }));
