@@ -32,6 +32,12 @@ export const DEFAULT_PIPE_RATE_PER_SECOND = 2;
 
 /** Pipe messages one worker process works on at once (jobs in flight per process). */
 export const DEFAULT_WORKER_CONCURRENCY = 16;
+
+/**
+ * Render threads per worker process: decoding bodies, rendering templates and validating cards
+ * run there, beside the main event loop and on another core. 0 renders on the main thread.
+ */
+export const DEFAULT_RENDER_THREADS = 1;
 /** Port of the worker process's GET /metrics (Prometheus); 0 picks a free port (logged at start). */
 export const DEFAULT_METRICS_PORT = 9464;
 /** Bot message budget (pipe deliveries) when the bot sets none: burst, in tokens. */

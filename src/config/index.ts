@@ -22,6 +22,7 @@ export interface Config {
   readonly pipeRatePerSecond: number;
   /** Pipe messages a worker process handles at once (jobs). */
   readonly workerConcurrency: number;
+  readonly renderThreads: number;
   /** TCP port of the worker's GET /metrics; 0 = any free port. */
   readonly metricsPort: number;
 }
@@ -112,6 +113,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     pipeRateBurst: int(env, 'PIPE_RATE_BURST', D.DEFAULT_PIPE_RATE_BURST, 1, 1_000_000),
     pipeRatePerSecond: int(env, 'PIPE_RATE_PER_SECOND', D.DEFAULT_PIPE_RATE_PER_SECOND, 1, 1_000_000),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', D.DEFAULT_WORKER_CONCURRENCY, 1, 1_000),
+    renderThreads: int(env, 'RENDER_THREADS', D.DEFAULT_RENDER_THREADS, 0, 64),
     metricsPort: int(env, 'METRICS_PORT', D.DEFAULT_METRICS_PORT, 0, 65535),
   };
 }

@@ -14,6 +14,7 @@ import { WorkerCaches } from './caches.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { checkRedisPolicy } from './redis-policy.js';
+import { RenderPool } from './render-pool.js';
 import { SentLog } from './sent-log.js';
 
 /**
@@ -84,7 +85,10 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     await sentLog.start();
     // Closed after the queue consumer (see close()), so in-flight jobs can still append.
     closers.push(() => sentLog.close());
-    const ctx = { deps, caches, metrics, sentLog };
+    const renderer = new RenderPool(config.renderThreads, log);
+    closers.push(() => renderer.close());
+    await renderer.ready();
+    const ctx = { deps, caches, metrics, sentLog, renderer };
     worker = new Worker<PipeJob>(PIPE_QUEUE, (job, token) => processPipeJob(ctx, job, token), {
       connection,
       prefix: config.redisPrefix,

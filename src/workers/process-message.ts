@@ -22,11 +22,12 @@ import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
 import { convertCard } from '../render/cards/index.js';
-import { MAX_MESSAGE_LENGTH, MessageTooLongError, parseJsonData, renderMessage } from '../render/index.js';
+import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
 import type { BotRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { loadPlatformContext } from './context-loader.js';
 import { neutraliseGroupMentions } from './mentions.js';
+import type { RenderPool } from './render-pool.js';
 import type { SentLog } from './sent-log.js';
 import { relayMessage } from './sinks/relay-sink.js';
 import { storeMessage } from './sinks/store-sink.js';
@@ -47,6 +48,7 @@ export interface ProcessContext {
   readonly caches: WorkerCaches;
   readonly metrics: HeraldMetrics;
   readonly sentLog: SentLog;
+  readonly renderer: RenderPool;
 }
 
 /** What the checks and the render produce: a message ready to send, and what it costs. */
@@ -140,15 +142,14 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
       targetMember,
       quoteId: data.quote,
     });
-    let input: unknown;
-    try {
-      input = parseJsonData(data.input);
-    } catch {
-      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
-        detail: 'the template input is not JSON',
-      });
-    }
-    const out = renderMessage({ compiled, msgtype: template.msgtype }, input, platform, {
+    // Decoding the input, rendering and card validation run on a render thread (render-pool.ts).
+    const out = await ctx.renderer.render({
+      templateKey: `${template.id}:${template.version}`,
+      source: template.content,
+      compiled,
+      msgtype: template.msgtype,
+      input: data.input,
+      platform,
       now: deps.now(),
     });
     type = out.type;

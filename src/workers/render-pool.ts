@@ -1,0 +1,225 @@
+import { Worker } from 'node:worker_threads';
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { REASON } from '../domain/deliveries/reasons.js';
+import { HeraldError } from '../errors/index.js';
+import type { Logger } from '../log/logger.js';
+import { TemplateLimitError } from '../render/errors/template-limit-error.js';
+import type { CompiledTemplate } from '../render/index.js';
+import { type PlatformContext, parseJsonData, type RenderedMessage, renderMessage } from '../render/index.js';
+import {
+  type RenderRequest,
+  type RenderResponse,
+  type SerializedError,
+  THREAD_READY,
+} from './render-protocol.js';
+
+/**
+ * A render that has not answered after this long, in ms, is stopped by ending its thread. The
+ * engine bounds every render itself (steps, output size, a 50 ms clock check); this is the
+ * backstop for a render the engine's checks never reach, with room for the renders queued in
+ * front of it on the same thread.
+ */
+export const RENDER_HARD_TIMEOUT_MS = 5_000;
+
+export interface RenderTask {
+  readonly templateKey: string;
+  readonly source: string;
+  /** The compiled template, for rendering on the main thread when the pool has no threads. */
+  readonly compiled: CompiledTemplate;
+  readonly msgtype: number;
+  readonly input: string;
+  readonly platform: PlatformContext;
+  readonly now: number;
+}
+
+interface Pending {
+  readonly resolve: (m: RenderedMessage) => void;
+  readonly reject: (err: unknown) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+interface Slot {
+  thread: Worker;
+  /** Resolves once the thread has loaded and can render. */
+  ready: Promise<void>;
+  readonly pending: Map<number, Pending>;
+}
+
+const inputInvalid = () =>
+  new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+    detail: 'the template input is not JSON',
+  });
+
+function revive(e: SerializedError): Error {
+  if (e.kind === 'herald') return new HeraldError(e.key, e.params, e.data ? { data: e.data } : {});
+  if (e.kind === 'input-invalid') return inputInvalid();
+  return new Error(e.message);
+}
+
+// In the source tree (tests, `node --import tsx`) the thread is TypeScript and needs tsx's loader;
+// built, it is plain JavaScript next to this file.
+const HERE = import.meta.url;
+const TS = HERE.endsWith('.ts');
+const THREAD_URL = new URL(`./render-thread.${TS ? 'ts' : 'js'}`, HERE);
+
+/**
+ * Renders pipe messages on `size` worker threads, so that decoding a large body, rendering and
+ * card validation run beside the main event loop (which keeps fetching jobs, renewing locks and
+ * talking to sinks) and on more than one core. Each message goes to the thread with the fewest
+ * in flight. A thread that dies or overruns RENDER_HARD_TIMEOUT_MS is replaced; the message at
+ * fault fails for good, the others it held are retried. `size` 0 renders on the main thread.
+ */
+export class RenderPool {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    size: number,
+    private readonly log: Logger,
+    private readonly hardTimeoutMs = RENDER_HARD_TIMEOUT_MS,
+  ) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Resolves once every thread can render (start-up waits for it before taking jobs). */
+  async ready(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  render(task: RenderTask): Promise<RenderedMessage> {
+    if (this.slots.length === 0) {
+      try {
+        return Promise.resolve(renderInline(task));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    if (this.closed) return Promise.reject(new Error('render pool closed'));
+    let slot = this.slots[0] as Slot;
+    for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
+    const id = this.nextId++;
+    const req: RenderRequest = {
+      id,
+      templateKey: task.templateKey,
+      source: task.source,
+      msgtype: task.msgtype,
+      input: task.input,
+      platform: task.platform,
+      now: task.now,
+    };
+    const target = slot;
+    return new Promise<RenderedMessage>((resolve, reject) => {
+      const timer = setTimeout(() => this.overrun(target, id), this.hardTimeoutMs);
+      target.pending.set(id, { resolve, reject, timer });
+      target.thread.postMessage(req);
+    });
+  }
+
+  /** Ends every thread; renders still in flight are rejected (their jobs are retried). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => this.end(s, () => new Error('render pool closed'))));
+  }
+
+  private spawn(): Slot {
+    const slot: Slot = { thread: startThread(), ready: Promise.resolve(), pending: new Map() };
+    this.listen(slot);
+    return slot;
+  }
+
+  private overrun(slot: Slot, id: number): void {
+    const p = slot.pending.get(id);
+    if (!p) return;
+    slot.pending.delete(id);
+    p.reject(
+      new TemplateLimitError('time', `no result within ${this.hardTimeoutMs} ms; the render was stopped`),
+    );
+    this.log.warn('render overran its hard limit; thread replaced', { timeout_ms: this.hardTimeoutMs });
+    void this.replace(slot, () => new Error('render thread replaced after another message overran'));
+  }
+
+  /** Swaps in a new thread; what the old one still held is rejected with `why()` (retried). */
+  private async replace(slot: Slot, why: () => Error): Promise<void> {
+    const old = slot.thread;
+    const held = [...slot.pending.values()];
+    slot.pending.clear();
+    if (!this.closed) {
+      slot.thread = startThread();
+      this.listen(slot);
+    }
+    for (const p of held) {
+      clearTimeout(p.timer);
+      p.reject(why());
+    }
+    await old.terminate().catch(() => {});
+  }
+
+  private listen(slot: Slot): void {
+    const thread = slot.thread;
+    slot.ready = new Promise<void>((resolve) => {
+      const onReady = (m: unknown) => {
+        if (m !== THREAD_READY) return;
+        thread.off('message', onReady);
+        resolve();
+      };
+      thread.on('message', onReady);
+      thread.once('exit', () => resolve());
+    });
+    thread.on('message', (res: RenderResponse | typeof THREAD_READY) => {
+      if (res === THREAD_READY) return;
+      const p = slot.pending.get(res.id);
+      if (!p) return;
+      slot.pending.delete(res.id);
+      clearTimeout(p.timer);
+      if (res.ok) p.resolve({ type: res.type, content: res.content });
+      else p.reject(revive(res.error));
+    });
+    thread.on('error', (err) => {
+      this.log.error('render thread failed', { error: err });
+      void this.replace(slot, () => new Error(`render thread failed: ${err.message}`));
+    });
+    thread.on('exit', (code) => {
+      if (this.closed || slot.thread !== thread) return;
+      this.log.error('render thread exited', { code });
+      void this.replace(slot, () => new Error(`render thread exited (${code})`));
+    });
+  }
+
+  private async end(slot: Slot, why: () => Error): Promise<void> {
+    for (const p of slot.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(why());
+    }
+    slot.pending.clear();
+    await slot.thread.terminate().catch(() => {});
+  }
+}
+
+function startThread(): Worker {
+  // A thread does not inherit the main thread's loader hooks: from source, it registers tsx's
+  // loader itself before importing the TypeScript entry.
+  const thread = TS
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
+        { eval: true },
+      )
+    : new Worker(THREAD_URL);
+  // Idle threads must not keep the process alive.
+  thread.unref();
+  return thread;
+}
+
+/** The same work as a render thread, on the calling thread. */
+function renderInline(task: RenderTask): RenderedMessage {
+  let input: unknown;
+  try {
+    input = parseJsonData(task.input);
+  } catch {
+    throw inputInvalid();
+  }
+  return renderMessage({ compiled: task.compiled, msgtype: task.msgtype }, input, task.platform, {
+    now: task.now,
+  });
+}

@@ -1,0 +1,34 @@
+import type { ErrorKey, ErrorParams } from '../errors/index.js';
+import type { PlatformContext } from '../render/index.js';
+
+/** What the main thread sends a render thread: plain data only (it is copied across). */
+export interface RenderRequest {
+  readonly id: number;
+  /** Template id and version: the thread compiles each version once. */
+  readonly templateKey: string;
+  readonly source: string;
+  readonly msgtype: number;
+  /** The request body as sent (JSON text), decoded in the thread. */
+  readonly input: string;
+  readonly platform: PlatformContext;
+  /** ms since the epoch, for dates and the countdown check. */
+  readonly now: number;
+}
+
+/** An error crossing threads: Herald errors keep their catalogue key, parameters and data. */
+export type SerializedError =
+  | {
+      readonly kind: 'herald';
+      readonly key: ErrorKey;
+      readonly params: ErrorParams;
+      readonly data: Readonly<Record<string, unknown>> | null;
+    }
+  | { readonly kind: 'input-invalid' }
+  | { readonly kind: 'error'; readonly message: string };
+
+export type RenderResponse =
+  | { readonly id: number; readonly ok: true; readonly type: 9 | 10; readonly content: string }
+  | { readonly id: number; readonly ok: false; readonly error: SerializedError };
+
+/** What a thread says once its modules are loaded and it can render. */
+export const THREAD_READY = 'ready';

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DeliveryFailedError } from '../../src/domain/deliveries/errors/delivery-failed-error.js';
+import { HeraldError } from '../../src/errors/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { compileTemplate } from '../../src/render/index.js';
+import { RenderPool, type RenderTask } from '../../src/workers/render-pool.js';
+
+/** Renders on worker threads: same results and errors as on the main thread, and a hard stop. */
+const lines: string[] = [];
+const log = createLogger('debug', (l) => lines.push(l));
+const pools: RenderPool[] = [];
+const pool = (size: number, hardTimeoutMs?: number) => {
+  const p = new RenderPool(size, log, hardTimeoutMs);
+  pools.push(p);
+  return p;
+};
+afterAll(async () => {
+  for (const p of pools) await p.close();
+});
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/gitlab/${name}`, import.meta.url), 'utf8');
+const NOW = Date.UTC(2026, 0, 1);
+function task(source: string, input: string, msgtype = 1, key = `t-${source.length}:1`): RenderTask {
+  return {
+    templateKey: key,
+    source,
+    compiled: compileTemplate(source),
+    msgtype,
+    input,
+    platform: {},
+    now: NOW,
+  };
+}
+const errorOf = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
+describe('render pool', () => {
+  it('renders the GitLab push card on a thread byte-identical to the main thread', async () => {
+    const t = task(fixture('push-card.json.twig'), fixture('push-large.json'), 2, 'gitlab:1');
+    const threaded = await pool(1).render(t);
+    const inline = await pool(0).render(t);
+    expect(threaded.type).toBe(10);
+    expect(threaded.content.length).toBeGreaterThan(10_000);
+    expect(threaded).toEqual(inline);
+  });
+
+  it('keeps integer-like key order (PHP json_decode) on the thread', async () => {
+    const t = task('{% for k, v in data %}{{ k }}={{ v }};{% endfor %}', '{"b":"x","10":"y","2":"z"}');
+    expect((await pool(1).render(t)).content).toBe('b=x;10=y;2=z;');
+  });
+
+  it('brings render errors back with their catalogue key, code and data', async () => {
+    const source = 'line one\n{{ data.when|date("Y") }}';
+    const input = '{"when":"not a date"}';
+    const threaded = await errorOf(pool(1).render(task(source, input)));
+    const inline = await errorOf(pool(0).render(task(source, input)));
+    expect(threaded).toBeInstanceOf(HeraldError);
+    const [a, b] = [threaded as HeraldError, inline as HeraldError];
+    expect(a.key).toBe('TEMPLATE_RENDER');
+    expect(a.data).toMatchObject({ line: 2 });
+    expect({ key: a.key, code: a.code, status: a.status, message: a.message, data: a.data }).toEqual({
+      key: b.key,
+      code: b.code,
+      status: b.status,
+      message: b.message,
+      data: b.data,
+    });
+  });
+
+  it('answers input that is not JSON as a permanent INPUT_INVALID failure', async () => {
+    const err = await errorOf(pool(1).render(task('{{ data }}', '{"broken"')));
+    expect(err).toBeInstanceOf(DeliveryFailedError);
+    expect((err as DeliveryFailedError).reason).toBe('INPUT_INVALID');
+  });
+
+  it('stops a render past the hard limit, replaces the thread, and goes on', async () => {
+    // The engine stops a render after 50 ms of its own clock; a hard limit below that must
+    // end the thread first. This loop would run far longer than both.
+    const p = pool(1, 30);
+    await p.ready();
+    const slow = task(
+      '{% for i in 1..90000 %}{% for j in 1..90000 %}{% endfor %}{% endfor %}',
+      '{}',
+      1,
+      'slow:1',
+    );
+    const err = await errorOf(p.render(slow));
+    expect(err).toBeInstanceOf(HeraldError);
+    expect((err as HeraldError).key).toBe('TEMPLATE_LIMIT');
+    expect((err as HeraldError).data).toMatchObject({ limit: 'time' });
+    expect(lines.join('\n')).toContain('render overran its hard limit');
+    // The replacement renders (a slow machine may overrun 30 ms once more while it warms up).
+    const quick = task('ok {{ data.n }}', '{"n":1}', 1, 'quick:1');
+    await expect
+      .poll(
+        async () => {
+          await p.ready();
+          return (await p.render(quick).catch(() => ({ content: 'overran' }))).content;
+        },
+        { timeout: 15_000, interval: 10 },
+      )
+      .toBe('ok 1');
+  });
+
+  it('replaces a thread that dies; its renders are rejected for a retry, later ones work', async () => {
+    const p = pool(1);
+    const quick = task('ok {{ data.n }}', '{"n":2}', 1, 'quick:2');
+    expect((await p.render(quick)).content).toBe('ok 2');
+    const slots = (p as unknown as { slots: Array<{ thread: { terminate(): Promise<number> } }> }).slots;
+    await slots[0]?.thread.terminate();
+    await expect.poll(() => lines.join('\n'), { timeout: 5_000 }).toContain('render thread exited');
+    expect((await p.render(quick)).content).toBe('ok 2');
+  });
+
+  it('refuses work once closed', async () => {
+    const p = pool(1);
+    await p.close();
+    await p.close();
+    expect(await errorOf(p.render(task('x', '{}')))).toBeInstanceOf(Error);
+  });
+});
