@@ -12,12 +12,64 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-/** Where log lines go; stdout in production (one JSON object per line), a buffer in tests. */
+/**
+ * Where log lines go: stdout in production (one JSON object per line, written once per
+ * event-loop turn), a buffer in tests.
+ */
 export type LogSink = (line: string) => void;
 
-const stdoutSink: LogSink = (line) => {
-  process.stdout.write(`${line}\n`);
-};
+/** Buffered lines beyond this many characters are written at once, without waiting for the tick. */
+export const LOG_FLUSH_CHARS = 64 * 1024;
+
+export interface BufferedSink {
+  readonly sink: LogSink;
+  /** Writes whatever is buffered, now. */
+  flush(): void;
+}
+
+/**
+ * Collects lines and hands them to `write` in one chunk per event-loop turn (setImmediate), or
+ * at once beyond LOG_FLUSH_CHARS, instead of one write call per line: under load, the request
+ * lines of all the responses of one turn cost one write. Lines keep their order. The caller
+ * flushes on exit (createLogger's stdout sink does, on process 'exit', so process.exit() after
+ * a shutdown loses nothing; only a SIGKILL can lose the current turn's lines).
+ */
+export function createBufferedSink(write: (chunk: string) => void): BufferedSink {
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const chunk = pending;
+    pending = '';
+    write(chunk);
+  };
+  return {
+    flush,
+    sink(line) {
+      pending += `${line}\n`;
+      if (pending.length >= LOG_FLUSH_CHARS) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+}
+
+let stdout: BufferedSink | undefined;
+
+/** The process's one buffered stdout sink, flushed on 'exit'. */
+function stdoutSink(): LogSink {
+  if (!stdout) {
+    const buffered = createBufferedSink((chunk) => process.stdout.write(chunk));
+    // process.stdout is synchronous for files, and for pipes and terminals on Linux, so a write
+    // in the 'exit' listener still reaches it.
+    process.on('exit', buffered.flush);
+    stdout = buffered;
+  }
+  return stdout.sink;
+}
 
 /** Errors are logged with name, message and stack; plain JSON.stringify would drop them. */
 function serialise(value: unknown): unknown {
@@ -31,12 +83,12 @@ function serialise(value: unknown): unknown {
  * Structured JSON logs. Callers never pass secrets: request logging records the route and path,
  * never the query string or headers, because pipe tokens travel in the query.
  */
-export function createLogger(level: LogLevel, sink: LogSink = stdoutSink, base: LogFields = {}): Logger {
+export function createLogger(level: LogLevel, sink: LogSink = stdoutSink(), base: LogFields = {}): Logger {
   const min = RANK[level];
   const write = (lvl: LogLevel, msg: string, fields?: LogFields): void => {
     if (RANK[lvl] < min) return;
     const entry: Record<string, unknown> = { level: lvl, time: new Date().toISOString(), msg, ...base };
-    if (fields) for (const [k, v] of Object.entries(fields)) entry[k] = serialise(v);
+    if (fields) for (const k in fields) entry[k] = serialise(fields[k]);
     sink(JSON.stringify(entry));
   };
   return {

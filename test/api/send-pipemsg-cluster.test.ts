@@ -83,6 +83,40 @@ describe('a second web process', () => {
     expect((await send(b, access_token)).status).toBe(200);
   });
 
+  it('shares a busy pipe budget: both together never accept more than capacity + rate x t', async () => {
+    // 200/s with a burst of 50: each process leases 5 tokens at a time.
+    const r = await a.request<Created>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: {
+        bot_id: botId,
+        title: 'busy',
+        channel_id: channelId,
+        rate_limit: { capacity: 50, per_second: 200 },
+      },
+    });
+    expect(r.status).toBe(200);
+    const token = r.body.data.access_token;
+    const statuses = { a: [] as number[], b: [] as number[] };
+    const started = performance.now();
+    const until = started + 600;
+    const loop = async (app: TestApp, into: number[]) => {
+      while (performance.now() < until) into.push((await send(app, token, 'load')).status);
+    };
+    await Promise.all([
+      ...Array.from({ length: 12 }, () => loop(a, statuses.a)),
+      ...Array.from({ length: 12 }, () => loop(b, statuses.b)),
+    ]);
+    const seconds = (performance.now() - started) / 1000;
+    const all = [...statuses.a, ...statuses.b];
+    const accepted = all.filter((s) => s === 200).length;
+    expect(all.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(all.length).toBeGreaterThan(accepted); // the load went over the budget
+    expect(accepted).toBeLessThanOrEqual(50 + 200 * seconds);
+    expect(accepted).toBeGreaterThanOrEqual(50);
+    expect(statuses.a.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(statuses.b.filter((s) => s === 200).length).toBeGreaterThan(0);
+  });
+
   it('shares idempotency: one key across both processes stores one message', async () => {
     const { access_token } = await createPipe();
     const h = { 'Idempotency-Key': 'cross-process' };

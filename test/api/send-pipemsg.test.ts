@@ -225,6 +225,27 @@ describe('refusals, each in the envelope', () => {
     }
   });
 
+  it('reads the query as URLSearchParams does: decoding, repeated names, names without a value', async () => {
+    const url = (query: string) => `/api/v3/message/send-pipemsg?${query}`;
+    const post = (query: string) => app.request<Accepted>('POST', url(query), { json: { content: 'q' } });
+    // Decoded: %-escapes and '+' (the token itself may arrive %-encoded).
+    const encoded = await post(`access_token=${encodeURIComponent(token).replace('_', '%5F')}&nonce=a+b%21`);
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.data.nonce).toBe('a b!');
+    // Plain: empty pairs skipped, a name without '=' is the empty string.
+    const plain = await post(`&access_token=${token}&&nonce=x.y-z_~&quote`);
+    expect(plain.status).toBe(400);
+    expect(plain.body.data).toEqual({ field: 'quote' });
+    expect((await post(`access_token=${token}&&nonce=x.y-z_~`)).body.data.nonce).toBe('x.y-z_~');
+    // A repeated token or type is a list, not a string: refused.
+    expect((await post(`access_token=${token}&access_token=${token}`)).status).toBe(401);
+    const twice = await post(`access_token=${token}&type=9&type=9`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.data).toEqual({ field: 'type' });
+    // An empty token is a malformed one.
+    expect((await post('access_token=&nonce=1')).body.code).toBe(40101);
+  });
+
   it('401 once the pipe is disabled, rotated or deleted; enabled again it works', async () => {
     const { pipe, access_token } = await createPipe();
     expect((await send(access_token, { content: 'warm the cache' })).status).toBe(200);

@@ -54,6 +54,10 @@ const hasBody = (headers: Readonly<Record<string, string | string[] | undefined>
   headers['transfer-encoding'] !== undefined ||
   (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
+/** The usual JSON content types, told without parsing the header (ctx.is decides the rest). */
+const isJson = (type: string | undefined): boolean =>
+  type === 'application/json' || type === 'application/json; charset=utf-8';
+
 /**
  * POST bodies are JSON objects or arrays, nothing else: a form or text body is 415, bad JSON
  * 400, a body over the limit 413. The raw text stays available to handlers that hash it
@@ -87,7 +91,9 @@ export function jsonBody(limitBytes: number): Middleware {
       ctx.request.body = {};
       return next();
     }
-    if (!ctx.is('application/json', '+json')) throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
+    if (!isJson(ctx.req.headers['content-type']) && !ctx.is('application/json', '+json')) {
+      throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
+    }
     return parse(ctx, async () => {
       checkKeys(ctx.request.body);
       await next();

@@ -48,14 +48,40 @@ const statusQuery = compileValidator<{ msg_id: string }>({
   required: ['msg_id'],
 });
 
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * The query as Koa's ctx.query answers it (URLSearchParams: a repeated name gives an array, a
+ * name without `=` an empty string), parsed without URLSearchParams when nothing in it needs
+ * decoding (no `%`, no `+`), which is every pipe URL Herald hands out. Anything else goes to Koa.
+ */
+function queryOf(ctx: Ctx): Query {
+  const qs = ctx.querystring;
+  if (qs === '') return {};
+  if (qs.includes('%') || qs.includes('+')) return ctx.query;
+  const out: Query = {};
+  for (const pair of qs.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    const seen = Object.hasOwn(out, name) ? out[name] : undefined;
+    const next = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    if (name === '__proto__') {
+      Object.defineProperty(out, name, { value: next, writable: true, enumerable: true, configurable: true });
+    } else out[name] = next;
+  }
+  return out;
+}
+
 /**
  * The pipe token: `Authorization: Pipe <token>` (keeps it out of URLs and access logs) or the
  * `access_token` query parameter (the platform's callback URL). Never logged, never echoed.
  */
-function pipeToken(ctx: Ctx): string {
+function pipeToken(ctx: Ctx, query: Query = ctx.query): string {
   const fromHeader = credential(ctx.get('Authorization'), 'Pipe');
   if (fromHeader !== undefined) return fromHeader;
-  const fromQuery = ctx.query.access_token;
+  const fromQuery = query.access_token;
   if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
   if (fromQuery !== undefined) throw new HeraldError('INVALID_TOKEN');
   throw new HeraldError('UNAUTHENTICATED');
@@ -69,19 +95,18 @@ function setRateHeaders(ctx: Ctx, r: BucketResult, bucket: string): void {
   if (!r.allowed) throw new HeraldError('RATE_LIMITED', { retry_after: Math.ceil(r.retryAfterMs / 1000) });
 }
 
-/** The pipe each send request was admitted for (the door runs before the body is read). */
-const admitted = new WeakMap<object, Promise<CachedPipe>>();
+/** The pipe a send request was admitted for, kept on its context (the door runs before the body is read). */
+const ADMITTED = Symbol('admitted pipe');
+type Admitted = Ctx & { [ADMITTED]?: CachedPipe };
 
-function admit(deps: PipeDeps, ctx: Ctx): Promise<CachedPipe> {
-  let pipe = admitted.get(ctx);
-  if (!pipe) {
-    pipe = (async () => {
-      const p = await authenticatePipe(deps, pipeToken(ctx));
-      setRateHeaders(ctx, await takePipeBudget(deps, p), PIPE_BUCKET);
-      return p;
-    })();
-    admitted.set(ctx, pipe);
-  }
+/** Authenticates the pipe (in process when it is cached: no promise then) and takes its budget. */
+async function admit(deps: PipeDeps, ctx: Ctx, query: Query): Promise<CachedPipe> {
+  const known = (ctx as Admitted)[ADMITTED];
+  if (known) return known;
+  const found = authenticatePipe(deps, pipeToken(ctx, query));
+  const pipe = found instanceof Promise ? await found : found;
+  setRateHeaders(ctx, await takePipeBudget(deps, pipe), PIPE_BUCKET);
+  (ctx as Admitted)[ADMITTED] = pipe;
   return pipe;
 }
 
@@ -97,10 +122,11 @@ export function pipeDoor(deps: PipeDeps): Middleware<HeraldState> {
   const parseBody = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || !isSendPath(ctx.path)) return next();
-    const pipe = await admit(deps, ctx);
+    const query = queryOf(ctx);
+    const pipe = await admit(deps, ctx, query);
     // What the router would have recorded, for the request log.
     (ctx as { _matchedRoute?: string })._matchedRoute = SEND_PIPEMSG_PATH;
-    await parseBody(ctx, () => sendPipeMessage(deps, ctx, pipe));
+    await parseBody(ctx, () => sendPipeMessage(deps, ctx, pipe, query));
   };
 }
 
@@ -109,8 +135,8 @@ const rawBodyOf = (ctx: Ctx): string => {
   return typeof raw === 'string' ? raw : '';
 };
 
-async function sendPipeMessage(deps: PipeDeps, ctx: Ctx, pipe: CachedPipe): Promise<void> {
-  const q = sendQuery(ctx.query);
+async function sendPipeMessage(deps: PipeDeps, ctx: Ctx, pipe: CachedPipe, query: Query): Promise<void> {
+  const q = sendQuery(query);
   const idemHeader = ctx.get('Idempotency-Key');
   const accepted = await acceptPipeMessage(deps, pipe, {
     type: q.type === undefined ? null : q.type === '9' ? 9 : 10,
@@ -127,7 +153,10 @@ async function sendPipeMessage(deps: PipeDeps, ctx: Ctx, pipe: CachedPipe): Prom
 
 export function pipeMessageRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   // Served by pipeDoor; registered so the router knows the path (405 with Allow for other methods).
-  router.post(SEND_PIPEMSG_PATH, async (ctx) => sendPipeMessage(deps, ctx, await admit(deps, ctx)));
+  router.post(SEND_PIPEMSG_PATH, async (ctx) => {
+    const query = queryOf(ctx);
+    await sendPipeMessage(deps, ctx, await admit(deps, ctx, query), query);
+  });
 
   /** A message's status, for its pipe (pipe token) or its bot (`Authorization: Bot`). */
   const bot = requireBot(deps, STATUS_BUCKET);

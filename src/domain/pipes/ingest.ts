@@ -27,8 +27,8 @@ import type { PipeDeps } from './runtime.js';
 /** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
 export const PIPE_BUCKET = 'message/send-pipemsg';
 
-/** The pipe a token opens; 401 for any token that opens none. */
-export function authenticatePipe(deps: PipeDeps, token: string): Promise<CachedPipe> {
+/** The pipe a token opens; 401 for any token that opens none. Without a promise when cached. */
+export function authenticatePipe(deps: PipeDeps, token: string): CachedPipe | Promise<CachedPipe> {
   return resolvePipeToken(deps.pipeRuntime.pipes, token);
 }
 
@@ -80,9 +80,8 @@ function contentOf(body: unknown): string {
   return content;
 }
 
-/** target_id, when given, is a text channel of the pipe's server; answers the channel to use. */
-async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string | null): Promise<string> {
-  if (targetId === null || targetId === pipe.channel_id) return pipe.channel_id;
+/** target_id, another channel than the pipe's, is a text channel of the pipe's server; answers its id. */
+async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string): Promise<string> {
   const channel = await deps.pipeRuntime.channels.get(targetId);
   if (!channel || !isTextChannel(channel) || channel.guild_id !== pipe.guild_id) {
     throw new ValidationError('target_id', {
@@ -116,7 +115,10 @@ export async function acceptPipeMessage(
 ): Promise<PipeMessageAccepted> {
   // A template's input travels as the raw text (see PipeJob.input); it is valid JSON, parsed once here.
   const input = pipe.template_id === null ? contentOf(req.body) : req.rawBody;
-  const channelId = await targetChannel(deps, pipe, req.target_id);
+  const channelId =
+    req.target_id === null || req.target_id === pipe.channel_id
+      ? pipe.channel_id
+      : await targetChannel(deps, pipe, req.target_id);
   const job: PipeJob = {
     msg_id: randomUUID(),
     pipe_id: pipe.id,

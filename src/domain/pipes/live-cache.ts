@@ -74,6 +74,16 @@ export class LiveCache<V> {
     this.loading.clear();
   }
 
+  /**
+   * The value, when a fresh entry is kept (the hot path answers without a promise); undefined
+   * when get() has to load it.
+   */
+  peek(key: string): V | null | undefined {
+    const entry = this.live ? this.entries.get(key) : undefined;
+    if (entry && this.now() - entry.loadedAt < this.options.freshMs) return entry.value;
+    return undefined;
+  }
+
   async get(key: string): Promise<V | null> {
     const entry = this.live ? this.entries.get(key) : undefined;
     if (entry && this.now() - entry.loadedAt < this.options.freshMs) return entry.value;

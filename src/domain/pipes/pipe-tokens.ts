@@ -1,4 +1,5 @@
-import { hashToken, type IssuedToken, issueToken, tokenMatches, tokenOwner } from '../tokens.js';
+import { hash, timingSafeEqual } from 'node:crypto';
+import { hashToken, type IssuedToken, issueToken, tokenOwner } from '../tokens.js';
 
 /*
  * Pipe access tokens: `hrp_<pipe id>.<43 random base64url characters>` (256 bits of entropy).
@@ -13,7 +14,14 @@ export const issuePipeToken = (pipeId: string): IssuedToken => issueToken(PIPE_T
 /** The pipe id a well-formed pipe token names, or null for anything else. */
 export const pipeTokenOwner = (token: string): string | null => tokenOwner(PIPE_TOKEN_PREFIX, token);
 
-export const pipeTokenMatches = (token: string, storedHash: string): boolean =>
-  tokenMatches(token, storedHash);
+/**
+ * Whether `token` hashes to `storedHash`, compared in constant time: tokenMatches, with the
+ * one-shot crypto.hash (no Hash object per request on the hot path).
+ */
+export function pipeTokenMatches(token: string, storedHash: string): boolean {
+  const given = hash('sha256', token, 'buffer');
+  const stored = Buffer.from(storedHash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}
 
 export { hashToken };
