@@ -84,7 +84,7 @@ describe('a second web process', () => {
   });
 
   it('shares a busy pipe budget: both together never accept more than capacity + rate x t', async () => {
-    // 200/s with a burst of 50: each process leases 5 tokens at a time.
+    // 200/s with a burst of 50, loaded from both processes at once for 0.6 s.
     const r = await a.request<Created>('POST', '/admin/api/pipe/create', {
       admin: true,
       json: {
