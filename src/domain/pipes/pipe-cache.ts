@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { HeraldError } from '../../errors/index.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
@@ -88,25 +87,9 @@ export function resolvePipeToken(cache: PipeCache, token: string): CachedPipe | 
   return cache.get(id).then((pipe) => admitToken(pipe, token));
 }
 
-/**
- * Tokens already verified against a cached pipe's hash. Matching a token against the one
- * remembered (equal lengths, compared in constant time) spares a SHA-256 per request; any
- * other token is hashed and compared as always. Entries go with their pipe object, which a
- * change, rotation or reload replaces.
- */
-const verified = new WeakMap<CachedPipe, Buffer>();
-
-function tokenOpens(pipe: CachedPipe, token: string): boolean {
-  const given = Buffer.from(token);
-  const known = verified.get(pipe);
-  if (known !== undefined && known.length === given.length && timingSafeEqual(known, given)) return true;
-  if (!pipeTokenMatches(token, pipe.token_hash)) return false;
-  verified.set(pipe, given);
-  return true;
-}
-
 function admitToken(pipe: CachedPipe | null, token: string): CachedPipe {
-  if (!pipe || !tokenOpens(pipe, token) || !pipe.enabled) throw new HeraldError('INVALID_TOKEN');
+  if (!pipe || !pipeTokenMatches(token, pipe.token_hash) || !pipe.enabled)
+    throw new HeraldError('INVALID_TOKEN');
   if (!pipe.bot_enabled) throw new HeraldError('FORBIDDEN');
   return pipe;
 }
