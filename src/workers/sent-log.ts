@@ -18,6 +18,12 @@ export const SENT_LOG_CLAIM_IDLE_MS = 30_000;
 export const SENT_LOG_CLAIM_EVERY_MS = 10_000;
 /** Flushers that left nothing pending and have been silent this long are forgotten, in ms (1 h). */
 export const SENT_LOG_FORGET_IDLE_MS = 60 * 60 * 1000;
+/**
+ * After a read that found fewer than SENT_LOG_BATCH entries, how long the flusher waits for more
+ * before writing, in ms: under load this turns many small inserts into few large ones (the store
+ * pays a fixed cost per write). Jobs do not wait for it; only the record lands this much later.
+ */
+export const SENT_LOG_LINGER_MS = 50;
 /** Wait after a failed store write before trying the same entries again, in ms. */
 export const SENT_LOG_RETRY_MS = 1_000;
 
@@ -46,6 +52,7 @@ export interface SentLogTimings {
   readonly claimEveryMs: number;
   readonly forgetIdleMs: number;
   readonly retryMs: number;
+  readonly lingerMs: number;
 }
 
 const DEFAULT_TIMINGS: SentLogTimings = {
@@ -54,6 +61,7 @@ const DEFAULT_TIMINGS: SentLogTimings = {
   claimEveryMs: SENT_LOG_CLAIM_EVERY_MS,
   forgetIdleMs: SENT_LOG_FORGET_IDLE_MS,
   retryMs: SENT_LOG_RETRY_MS,
+  lingerMs: SENT_LOG_LINGER_MS,
 };
 
 /**
@@ -122,7 +130,11 @@ export class SentLog {
       try {
         // Entries this consumer read but could not write (store down) come first, then new ones.
         const own = await this.read('0', false);
-        const entries = own.length > 0 ? own : await this.read('>', true);
+        let entries = own.length > 0 ? own : await this.read('>', true);
+        if (own.length === 0 && entries.length > 0 && entries.length < SENT_LOG_BATCH && !this.stopping) {
+          await sleep(this.timings.lingerMs);
+          entries = [...entries, ...(await this.read('>', false, SENT_LOG_BATCH - entries.length))];
+        }
         if (entries.length > 0) await this.flush(entries);
         if (Date.now() - this.lastClaim >= this.timings.claimEveryMs) await this.claimAbandoned();
       } catch (err) {
@@ -149,8 +161,8 @@ export class SentLog {
     }
   }
 
-  private async read(from: '0' | '>', block: boolean): Promise<Read[]> {
-    const args = ['GROUP', GROUP, this.consumer, 'COUNT', SENT_LOG_BATCH] as const;
+  private async read(from: '0' | '>', block: boolean, count = SENT_LOG_BATCH): Promise<Read[]> {
+    const args = ['GROUP', GROUP, this.consumer, 'COUNT', count] as const;
     const reply = (
       block
         ? await this.blocking.xreadgroup(...args, 'BLOCK', this.timings.blockMs, 'STREAMS', this.key, from)
