@@ -235,11 +235,32 @@ const pct = (p: number) =>
   latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
 
 // --- 3. Optional long run for memory.
+// Counted from the worker's own metrics: the queue keeps at most PIPE_JOB_KEEP_COMPLETED_COUNT
+// completed jobs, fewer than this run finishes.
+const workerDone = async (): Promise<number> => {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  let total = 0;
+  for (const m of text.matchAll(/^herald_pipe_messages_(?:sent|failed)_total\{[^}]*\} (\S+)$/gm)) {
+    total += Number(m[1]);
+  }
+  return total;
+};
 if (MEMORY_MESSAGES > 0) {
-  const base = await finished(queue);
+  const base = await workerDone();
   const sampler2 = setInterval(() => void sample(), 5000);
-  await addBulk(queue, MEMORY_MESSAGES, job);
-  await waitFinished(queue, base + MEMORY_MESSAGES);
+  // Fed so that at most ~5000 wait at a time (100,000 jobs of 50 KB at once would hold 5 GB in Redis).
+  let fed = 0;
+  for (;;) {
+    const done = (await workerDone()) - base;
+    if (done >= MEMORY_MESSAGES) break;
+    if (fed < MEMORY_MESSAGES && fed - done < 5000) {
+      const n = Math.min(1000, MEMORY_MESSAGES - fed);
+      await addBulk(queue, n, job);
+      fed += n;
+    } else {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   clearInterval(sampler2);
 }
 
