@@ -40,6 +40,33 @@ export const DEFAULT_WORKER_CONCURRENCY = 16;
 export const DEFAULT_RENDER_THREADS = 1;
 /** Port of the worker process's GET /metrics (Prometheus); 0 picks a free port (logged at start). */
 export const DEFAULT_METRICS_PORT = 9464;
+/**
+ * How long one relay request (sink `relay`) may take, headers and body, before it counts as a
+ * timeout and is retried with reason UPSTREAM_TIMEOUT, in ms.
+ */
+export const DEFAULT_RELAY_TIMEOUT_MS = 10_000;
+/**
+ * How long a worker's lock on a job lives, in ms. BullMQ renews it every half of this while the
+ * job runs, so a live worker keeps its jobs however long they take; the lock lapses only when
+ * renewals stop (the worker died, lost Redis, or its event loop is stuck), and then another
+ * worker takes the job after at most this long plus STALLED_INTERVAL_MS. It must be longer than
+ * any render (synchronous, bounded by the engine: no renewal runs during it) and longer than
+ * RELAY_TIMEOUT_MS, which start-up checks: a worker that stops renewing as its relay request
+ * starts keeps the job until that request has answered or timed out, so a second worker never
+ * posts the same message while the first one's request is still open.
+ */
+export const DEFAULT_LOCK_DURATION_MS = 15_000;
+/**
+ * How often each worker looks for jobs whose lock lapsed (stalled jobs), in ms. A stalled job is
+ * noticed at the second look after its lock lapsed, so within twice this.
+ */
+export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
+/**
+ * Delay before a failed delivery's first retry, in ms; doubled for each further attempt, with
+ * jitter and a cap (src/workers/backoff.ts). 1 s: a relay's brief hiccup is retried quickly, and
+ * the five attempts span about 8-15 s.
+ */
+export const DEFAULT_RETRY_BASE_MS = 1_000;
 /** Bot message budget (pipe deliveries) when the bot sets none: burst, in tokens. */
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */

@@ -25,6 +25,14 @@ export interface Config {
   readonly renderThreads: number;
   /** TCP port of the worker's GET /metrics; 0 = any free port. */
   readonly metricsPort: number;
+  /** How long one relay request may take before it is retried as UPSTREAM_TIMEOUT, in ms. */
+  readonly relayTimeoutMs: number;
+  /** A worker's lock on a job, in ms; always longer than relayTimeoutMs (checked here). */
+  readonly lockDurationMs: number;
+  /** How often workers look for stalled jobs (lock lapsed), in ms. */
+  readonly stalledIntervalMs: number;
+  /** Delay before a failed delivery's first retry, doubled per further attempt, in ms. */
+  readonly retryBaseMs: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -92,6 +100,16 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
   if (!/^[\w.-]{1,64}$/.test(redisPrefix)) {
     throw new ConfigError('config: REDIS_PREFIX must be 1-64 letters, digits, "_", "." or "-"');
   }
+  const relayTimeoutMs = int(env, 'RELAY_TIMEOUT_MS', D.DEFAULT_RELAY_TIMEOUT_MS, 100, 600_000);
+  const lockDurationMs = int(env, 'LOCK_DURATION_MS', D.DEFAULT_LOCK_DURATION_MS, 1_000, 3_600_000);
+  // Refused rather than silently raised: an operator who lengthens the relay timeout should
+  // decide the lock too (it is also how long a dead worker's jobs wait to be taken over).
+  // See DEFAULT_LOCK_DURATION_MS for why the lock must outlast a relay request.
+  if (lockDurationMs <= relayTimeoutMs) {
+    throw new ConfigError(
+      `config: LOCK_DURATION_MS (${lockDurationMs}) must be greater than RELAY_TIMEOUT_MS (${relayTimeoutMs})`,
+    );
+  }
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']).replace(
     /\/+$/,
     '',
@@ -115,5 +133,9 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', D.DEFAULT_WORKER_CONCURRENCY, 1, 1_000),
     renderThreads: int(env, 'RENDER_THREADS', D.DEFAULT_RENDER_THREADS, 0, 64),
     metricsPort: int(env, 'METRICS_PORT', D.DEFAULT_METRICS_PORT, 0, 65535),
+    relayTimeoutMs,
+    lockDurationMs,
+    stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', D.DEFAULT_STALLED_INTERVAL_MS, 100, 600_000),
+    retryBaseMs: int(env, 'RETRY_BASE_MS', D.DEFAULT_RETRY_BASE_MS, 10, 60_000),
   };
 }

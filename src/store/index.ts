@@ -6,6 +6,7 @@ import { createDeliveryStore } from './deliveries.js';
 import { defineDeliveryModels } from './delivery-model.js';
 import { defineDirectoryModels } from './directory-models.js';
 import { createGuildStore } from './guilds.js';
+import { watchHeartbeats } from './heartbeat-watchdog.js';
 import { createIntimacyStore } from './intimacy.js';
 import { createMemberStore } from './members.js';
 import { createMessageStore } from './messages.js';
@@ -117,6 +118,8 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     ...definePipeModels(conn),
   };
   await Promise.all(Object.values(models).map((m) => m.createIndexes()));
+  // Unsticks the driver's server monitor after a dropped connection (see heartbeat-watchdog.ts).
+  const stopWatchdog = watchHeartbeats(conn.getClient());
   let closed: Promise<void> | undefined;
   const admin = guarded({
     async ping(): Promise<void> {
@@ -141,6 +144,7 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     ping: admin.ping,
     dropDatabase: admin.dropDatabase,
     close() {
+      stopWatchdog();
       closed ??= conn.close();
       return closed;
     },

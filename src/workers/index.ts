@@ -4,28 +4,24 @@ import { Redis } from 'ioredis';
 import type { RunningServer } from '../bin/http-server.js';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
-import { expireReplayInput, markFailed } from '../domain/deliveries/records.js';
+import { describeFailure, expireReplayInput, markFailed } from '../domain/deliveries/records.js';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { metricsFor } from '../metrics/index.js';
 import { pipeProbes } from '../metrics/pipe-probes.js';
 import { PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
+import { waitOutDependencyErrors } from './dependency-wait.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { checkRedisPolicy } from './redis-policy.js';
 import { RenderPool } from './render-pool.js';
 import { SentLog } from './sent-log.js';
+import { configureRelaySink } from './sinks/relay-sink.js';
 
-/**
- * How long a worker's lock on a job lives, in ms. The worker renews it every half of this while
- * the job runs; a worker killed mid-job stops renewing, and after at most this long (plus
- * STALLED_INTERVAL_MS) another worker takes the job again. Longer than any render (the engine
- * bounds it) plus a relay request (RELAY_TIMEOUT_MS), with margin, so a live job is never taken.
- */
-export const LOCK_DURATION_MS = 15_000;
-/** How often each worker looks for jobs whose lock expired (stalled jobs), in ms. */
-export const STALLED_INTERVAL_MS = 5_000;
+// The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
+// anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
+// config.stalledIntervalMs; src/config/defaults.ts explains both.
 /**
  * How many times a job may stall (its worker died) before it fails with reason STALLED instead
  * of running again: a message that crashes every worker that takes it must not kill them all.
@@ -48,6 +44,7 @@ export interface RunningWorkers {
 export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   const { config, log } = deps;
   await checkRedisPolicy(deps.redis, log);
+  configureRelaySink({ timeoutMs: config.relayTimeoutMs });
   const metrics = metricsFor(deps);
   metrics.setProbes(pipeProbes(deps));
   const caches = new WorkerCaches(deps);
@@ -89,14 +86,20 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     closers.push(() => renderer.close());
     await renderer.ready();
     const ctx = { deps, caches, metrics, sentLog, renderer };
-    worker = new Worker<PipeJob>(PIPE_QUEUE, (job, token) => processPipeJob(ctx, job, token), {
+    // A database or Redis outage delays the job without spending an attempt (dependency-wait.ts).
+    const processor = waitOutDependencyErrors<PipeJob, unknown>(
+      (job, token) => processPipeJob(ctx, job, token),
+      config.retryBaseMs,
+      log,
+    );
+    worker = new Worker<PipeJob>(PIPE_QUEUE, processor, {
       connection,
       prefix: config.redisPrefix,
       concurrency: config.workerConcurrency,
-      lockDuration: LOCK_DURATION_MS,
-      stalledInterval: STALLED_INTERVAL_MS,
+      lockDuration: config.lockDurationMs,
+      stalledInterval: config.stalledIntervalMs,
       maxStalledCount: MAX_STALLED_COUNT,
-      settings: { backoffStrategy: deliveryBackoff },
+      settings: { backoffStrategy: deliveryBackoff(config.retryBaseMs) },
       autorun: false,
     });
   } catch (err) {
@@ -104,10 +107,11 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     throw err;
   }
   worker.on('error', (err) => log.warn('worker error', { error: err.message }));
-  // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT.
-  worker.on('failed', (job: Job<PipeJob> | undefined) => {
+  // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
+  // (or, should it ever happen, one whose processor could not write its failed record).
+  worker.on('failed', (job: Job<PipeJob> | undefined, err: Error) => {
     if (!job) return;
-    void recordUnrecorded(deps, job).catch((err: unknown) =>
+    void recordUnrecorded(deps, job, err).catch((err: unknown) =>
       log.warn('could not record a failed message', { msg_id: job.id, error: err }),
     );
   });
@@ -143,19 +147,25 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   };
 }
 
-async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>): Promise<void> {
+/** BullMQ's failure message for a job that stalled more than maxStalledCount times. */
+const STALLED_FAILURE = 'job stalled more than allowable limit';
+
+async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<void> {
   // 'failed' is emitted for every failed attempt; only a job that is now dead counts, and the
   // processor has recorded those itself unless the job stalled too often.
   if ((await job.getState()) !== 'failed') return;
   const record = await deps.store.deliveries.get(job.data.msg_id);
   if (record?.status === 'failed') return;
   const data = job.data;
+  // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
+  const failure =
+    err.message === STALLED_FAILURE ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED') : err;
   await markFailed(
     deps,
     { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
-    new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED'),
+    failure,
     job.attemptsMade,
     { ...data },
   );
-  metricsFor(deps).failed.inc({ reason: REASON.STALLED });
+  metricsFor(deps).failed.inc({ reason: describeFailure(failure).reason });
 }

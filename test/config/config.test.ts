@@ -36,6 +36,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
 
+  it('reads the worker timings; the lock must outlast a relay request', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({
+      relayTimeoutMs: 10_000,
+      lockDurationMs: 15_000,
+      stalledIntervalMs: 5_000,
+      retryBaseMs: 1_000,
+    });
+    expect(
+      loadConfig({ ...ADMIN, RELAY_TIMEOUT_MS: '300', LOCK_DURATION_MS: '1000', RETRY_BASE_MS: '50' }),
+    ).toMatchObject({ relayTimeoutMs: 300, lockDurationMs: 1_000, retryBaseMs: 50 });
+    expect(() => loadConfig({ ...ADMIN, RELAY_TIMEOUT_MS: '20000' })).toThrow(
+      new ConfigError('config: LOCK_DURATION_MS (15000) must be greater than RELAY_TIMEOUT_MS (20000)'),
+    );
+    expect(() => loadConfig({ ...ADMIN, RELAY_TIMEOUT_MS: '0' })).toThrow(
+      new ConfigError('config: RELAY_TIMEOUT_MS must be an integer from 100 to 600000 (got "0")'),
+    );
+  });
+
   it('lets the environment win over fallbacks, and treats empty values as unset', () => {
     const c = loadConfig({ ...ADMIN, PORT: '', LOG_LEVEL: 'debug' }, { PORT: '4000', LOG_LEVEL: 'warn' });
     expect(c.port).toBe(4000);

@@ -1,3 +1,4 @@
+import { DEFAULT_RELAY_TIMEOUT_MS } from '../../config/defaults.js';
 import { DeliveryFailedError } from '../../domain/deliveries/errors/delivery-failed-error.js';
 import { DeliveryRetryError } from '../../domain/deliveries/errors/delivery-retry-error.js';
 import { UpstreamRateLimitedError } from '../../domain/deliveries/errors/upstream-rate-limited-error.js';
@@ -5,8 +6,6 @@ import { REASON } from '../../domain/deliveries/reasons.js';
 import { HttpTimeoutError, type PostResult, postJson } from './http-post.js';
 import type { OutgoingMessage, SinkResult } from './types.js';
 
-/** How long one relay request may take, headers and body, before it counts as a timeout, in ms. */
-export const RELAY_TIMEOUT_MS = 10_000;
 /** Wait after a 429 that names no reset time, in ms. */
 export const RELAY_DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 /** Longest wait a 429 can impose on one message before the next try, in ms. */
@@ -19,6 +18,24 @@ export interface RelayTarget {
   readonly url: string;
   /** Secret; sent as `Authorization: Bot <token>`, never logged or recorded. */
   readonly token: string;
+}
+
+/** Settings of the relay sink, from the process's config. */
+export interface RelayOptions {
+  /** How long one request may take, headers and body, before it counts as a timeout, in ms. */
+  readonly timeoutMs: number;
+}
+
+// This process's relay settings: the named default until startWorkers hands over the config.
+let processOptions: RelayOptions = { timeoutMs: DEFAULT_RELAY_TIMEOUT_MS };
+
+/**
+ * Sets the relay settings of this process from its config (config.relayTimeoutMs); startWorkers
+ * calls it once at start-up. A worker process has one config, so one setting per process is
+ * what the configuration means; callers that hold a Config may pass `options` explicitly instead.
+ */
+export function configureRelaySink(options: RelayOptions): void {
+  processOptions = options;
 }
 
 /** The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date). */
@@ -45,9 +62,15 @@ export function rateLimitWaitMs(headers: PostResult['headers'], now: number): nu
  * POSTs the message to `${url}/api/v3/message/create` as the platform's own API takes it, with
  * nonce = msg_id so that a retried or re-run message is recognisable upstream.
  * 2xx: sent (upstream msg id kept); 429: UpstreamRateLimitedError (wait, no attempt used);
- * 5xx, timeout, connection error: DeliveryRetryError; any other answer: DeliveryFailedError.
+ * 5xx, no answer within `options.timeoutMs` (RELAY_TIMEOUT_MS), connection error:
+ * DeliveryRetryError; any other answer: DeliveryFailedError.
  */
-export async function relayMessage(target: RelayTarget, m: OutgoingMessage): Promise<SinkResult> {
+export async function relayMessage(
+  target: RelayTarget,
+  m: OutgoingMessage,
+  options: RelayOptions = processOptions,
+): Promise<SinkResult> {
+  const { timeoutMs } = options;
   const body: Record<string, unknown> = {
     type: m.type,
     target_id: m.channel_id,
@@ -62,12 +85,12 @@ export async function relayMessage(target: RelayTarget, m: OutgoingMessage): Pro
       `${target.url}/api/v3/message/create`,
       { Authorization: `Bot ${target.token}` },
       JSON.stringify(body),
-      RELAY_TIMEOUT_MS,
+      timeoutMs,
     );
   } catch (err) {
     if (err instanceof HttpTimeoutError) {
       throw new DeliveryRetryError(REASON.UPSTREAM_TIMEOUT, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
-        detail: `no answer within ${RELAY_TIMEOUT_MS} ms`,
+        detail: `no answer within ${timeoutMs} ms`,
       });
     }
     const cause = err instanceof Error ? err.message : String(err);

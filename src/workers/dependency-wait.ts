@@ -1,0 +1,41 @@
+import { DelayedError, type Job } from 'bullmq';
+import { DependencyError } from '../errors/index.js';
+import type { Logger } from '../log/logger.js';
+import { deliveryBackoffMs } from './backoff.js';
+
+type Processor<D, R> = (job: Job<D>, token: string | undefined) => Promise<R>;
+
+/**
+ * Wraps the pipe-message processor so that an outage of the database or Redis spends no
+ * attempt. A DependencyError that escapes the processor means the attempt's outcome could not
+ * be recorded (or the store refused the message itself): the job moves to the delayed set for
+ * the backoff of its current attempt (RETRY_BASE_MS doubling, with jitter) and runs again then,
+ * with the same attempt number. Why: when the attempts ran out during an outage, the processor
+ * could not write the failed record either, and the job died in the queue with no record at all
+ * (not in the dead-letter list, not replayable), or with the wrong reason. Now such a message
+ * is delivered once the database is back. Failures of the message itself (relay 5xx, timeouts,
+ * refusals) spend attempts as before.
+ */
+export function waitOutDependencyErrors<D, R>(
+  process: Processor<D, R>,
+  retryBaseMs: number,
+  log: Logger,
+): Processor<D, R> {
+  return async (job, token) => {
+    try {
+      return await process(job, token);
+    } catch (err) {
+      if (!(err instanceof DependencyError) || token === undefined) throw err;
+      const waitMs = deliveryBackoffMs(job.attemptsMade + 1, Math.random, retryBaseMs);
+      log.warn('pipe message waits for the database or Redis (no attempt spent)', {
+        msg_id: job.id,
+        dependency: err.dependency,
+        error: err.cause instanceof Error ? err.cause.message : undefined,
+        wait_ms: waitMs,
+      });
+      // If Redis itself is away this throws too, and BullMQ counts the attempt as failed.
+      await job.moveToDelayed(Date.now() + waitMs, token);
+      throw new DelayedError();
+    }
+  };
+}

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { PIPE_JOB_ATTEMPTS } from '../../src/queue/pipe-messages.js';
+import { openResources, type Resources } from '../../src/resources.js';
+import type { DeliveryRecord } from '../../src/store/index.js';
+import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+
+/**
+ * Failure paths of the pipe-message worker on the real Redis and store: a relay target slower
+ * than RELAY_TIMEOUT_MS, and the worker's database connection cut mid-run (through a loopback
+ * proxy, so the API and these checks still read the store directly).
+ */
+const RELAY_TIMEOUT_MS = 500;
+/** The worker's DB_TIMEOUT_MS: a cut database fails its operations this fast. */
+const WORKER_DB_TIMEOUT_MS = 300;
+
+let app: TestApp;
+let mongoProxy: TcpProxy;
+let workerRes: Resources;
+let workers: RunningWorkers;
+let relay: RelayServer;
+/** The worker's log lines (kept out of the test output; read them when debugging a failure). */
+const workerLines: string[] = [];
+
+const record = (msgId: string) => app.res.store.deliveries.get(msgId);
+async function settled(msgId: string, timeout = 15_000): Promise<DeliveryRecord> {
+  await expect
+    .poll(async () => (await record(msgId))?.status, { timeout, interval: 50 })
+    .toMatch(/^(sent|failed)$/);
+  return (await record(msgId)) as DeliveryRecord;
+}
+const requestsWith = (content: string) => relay.requests.filter((r) => r.body.content === content);
+
+beforeAll(async () => {
+  const mongoUrl = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/herald');
+  mongoProxy = await startTcpProxy(mongoUrl.hostname, Number(mongoUrl.port || 27017));
+  // Short relay timeout and retry backoff: five attempts of a slow relay take about 3 s.
+  app = await startTestApp('worker_failures', {
+    RELAY_TIMEOUT_MS: String(RELAY_TIMEOUT_MS),
+    RETRY_BASE_MS: '50',
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+  });
+  // The worker's own resources: the same database and Redis prefix, the database via the proxy.
+  const proxied = new URL(app.config.mongoUrl);
+  proxied.host = `127.0.0.1:${mongoProxy.port}`;
+  const log = createLogger('debug', (line) => workerLines.push(line)).child({ process: 'worker' });
+  const workerConfig = { ...app.config, mongoUrl: proxied.toString(), dbTimeoutMs: WORKER_DB_TIMEOUT_MS };
+  const dbName = `herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+  // The short database timeout can expire while a busy store accepts the first connection.
+  for (let tries = 1; ; tries++) {
+    try {
+      workerRes = await openResources(workerConfig, log, { dbName });
+      break;
+    } catch (err) {
+      if (tries >= 10) throw err;
+    }
+  }
+  workers = await startWorkers(workerRes);
+
+  relay = await startRelayServer();
+});
+
+afterAll(async () => {
+  mongoProxy?.restore();
+  await workers?.close(2_000);
+  await workerRes?.close();
+  await relay?.close();
+  await app?.close();
+  await mongoProxy?.close();
+});
+
+describe(`relay target slower than RELAY_TIMEOUT_MS (${RELAY_TIMEOUT_MS} ms here)`, () => {
+  let pipeToken: string;
+  beforeAll(async () => {
+    const w = await createWorld(app, {
+      name: 'slow relay bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-slow',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    pipeToken = (await createPipe(app, w)).token;
+  });
+
+  /** Answers 200, but only after the worker has given up waiting. */
+  const late = (res: Parameters<RelayServer['handler']>[1]) =>
+    setTimeout(() => {
+      if (!res.destroyed) ok(res, 'too-late');
+    }, RELAY_TIMEOUT_MS * 4);
+
+  it('gives up on a held request, retries with the same nonce, and is sent when the relay answers', async () => {
+    relay.handler = (body, res) => {
+      if (body.content === 'slow twice' && requestsWith('slow twice').length <= 2) return late(res);
+      ok(res, `up-${String(body.nonce)}`);
+    };
+    const msgId = await sendPipe(app, pipeToken, { content: 'slow twice' });
+    const rec = await settled(msgId);
+    // Sent by the third attempt: the two held requests timed out (a 10 s timeout would have
+    // waited for the late answer and been sent by the first, as `too-late`).
+    expect(rec, JSON.stringify(rec)).toMatchObject({
+      status: 'sent',
+      attempts: 3,
+      upstream_msg_id: `up-${msgId}`,
+      reason: null,
+    });
+    const tries = requestsWith('slow twice');
+    expect(tries).toHaveLength(3);
+    expect(tries.map((r) => r.body.nonce)).toEqual([msgId, msgId, msgId]);
+    // Each retry came after a whole timeout of the try before it.
+    for (let i = 1; i < tries.length; i++) {
+      expect((tries[i]?.at ?? 0) - (tries[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(RELAY_TIMEOUT_MS - 10);
+    }
+  });
+
+  it('fails with UPSTREAM_TIMEOUT when every attempt times out, and lists it as dead', async () => {
+    relay.handler = (body, res) => {
+      if (body.content === 'always slow') return late(res);
+      ok(res, `up-${String(body.nonce)}`);
+    };
+    const msgId = await sendPipe(app, pipeToken, { content: 'always slow' });
+    const rec = await settled(msgId);
+    expect(rec, JSON.stringify(rec)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_TIMEOUT',
+      code: 50001,
+      attempts: PIPE_JOB_ATTEMPTS,
+      message: `The relay target is unavailable: no answer within ${RELAY_TIMEOUT_MS} ms`,
+      sent_at: null,
+    });
+    const tries = requestsWith('always slow');
+    expect(tries).toHaveLength(PIPE_JOB_ATTEMPTS);
+    expect(new Set(tries.map((r) => r.body.nonce))).toEqual(new Set([msgId]));
+
+    const dead = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      '/admin/api/delivery/list?status=failed',
+      { admin: true },
+    );
+    expect(dead.status).toBe(200);
+    expect(dead.body.data.items.find((d) => d.msg_id === msgId)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_TIMEOUT',
+      attempts: PIPE_JOB_ATTEMPTS,
+    });
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${encodeURIComponent(pipeToken)}`,
+    );
+    expect(status.body.data).toMatchObject({
+      status: 'failed',
+      error: { reason: 'UPSTREAM_TIMEOUT', code: 50001 },
+    });
+  });
+});
+
+describe("the worker's database cut off mid-run", () => {
+  it('ends every message sent once it is back: none lost, none twice in the timeline or at the relay', async () => {
+    const PER_BOT = 20;
+    relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 10);
+    // Budgets of 10 messages a second (burst 5) spread each bot's deliveries over about 2 s, so
+    // the cut lands while both are delivering, and while some wait for their budget.
+    const budget = { rate_capacity: 5, rate_per_second: 10 };
+    const storeWorld = await createWorld(app, { name: 'outage store bot', ...budget });
+    const relayWorld = await createWorld(app, {
+      name: 'outage relay bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-outage',
+      ...budget,
+    });
+    const storePipe = await createPipe(app, storeWorld);
+    const relayPipe = await createPipe(app, relayWorld);
+    const range = Array.from({ length: PER_BOT }, (_, i) => i);
+    const [storeIds, relayIds] = await Promise.all([
+      Promise.all(range.map((i) => sendPipe(app, storePipe.token, { content: `store ${i}` }))),
+      Promise.all(range.map((i) => sendPipe(app, relayPipe.token, { content: `relay ${i}` }))),
+    ]);
+
+    // Cut once delivery is under way, and keep the database away until some store message has
+    // been run more times than its whole attempt budget: long enough that attempts spent on the
+    // outage would have killed it (as they did: dead in the queue, with no record at all).
+    await expect
+      .poll(() => app.res.store.messages.countByChannel(storeWorld.channelId), {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .toBeGreaterThanOrEqual(3);
+    const runs = async () => {
+      const jobs = await app.res.pipeRuntime.queue.getJobs(['waiting', 'delayed', 'active', 'failed']);
+      return new Map(
+        jobs.filter((j) => storeIds.includes(String(j.id))).map((j) => [String(j.id), j.attemptsStarted]),
+      );
+    };
+    mongoProxy.cut();
+    try {
+      const atCut = await runs();
+      await expect
+        .poll(
+          async () => {
+            const now = await runs();
+            return Math.max(0, ...[...now].map(([id, n]) => n - (atCut.get(id) ?? 0)));
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBeGreaterThanOrEqual(PIPE_JOB_ATTEMPTS);
+      expect(await app.res.store.messages.countByChannel(storeWorld.channelId)).toBeLessThan(PER_BOT);
+    } finally {
+      mongoProxy.restore();
+    }
+
+    const ids = [...storeIds, ...relayIds];
+    // Unsent messages as `msg_id: record status / job state`, so a failure says where each is.
+    const notSent = async () => {
+      const out: string[] = [];
+      for (const id of ids) {
+        const status = (await record(id))?.status ?? 'no record';
+        if (status === 'sent') continue;
+        const job = await app.res.pipeRuntime.queue.getJob(id);
+        out.push(`${id}: ${status} / ${job ? await job.getState() : 'no job'}`);
+      }
+      return out;
+    };
+    await expect.poll(notSent, { timeout: 30_000, interval: 200 }).toEqual([]);
+    for (const id of ids) expect(await record(id)).toMatchObject({ status: 'sent', reason: null });
+
+    // The timeline holds each store message exactly once.
+    const timeline = await app.res.store.messages.listByChannel(storeWorld.channelId, {
+      page: 1,
+      pageSize: 100,
+      sort: { field: 'create_at', dir: -1 },
+    });
+    expect(timeline.items.map((m) => m.id).sort()).toEqual([...storeIds].sort());
+    // The relay saw every relayed message, and only ever under its own msg_id as nonce.
+    range.forEach((i) => {
+      const nonces = new Set(requestsWith(`relay ${i}`).map((r) => r.body.nonce));
+      expect([...nonces]).toEqual([relayIds[i]]);
+    });
+  }, 90_000);
+});

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryRecord } from '../../src/store/index.js';
+import { MAX_STALLED_COUNT, type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+
+/**
+ * A message whose worker dies every time (SIGKILL while the relay holds its request) fails with
+ * reason STALLED once it has stalled more than MAX_STALLED_COUNT times, and is never delivered.
+ * Short locks (LOCK_DURATION_MS, STALLED_INTERVAL_MS) let a killed worker's job be taken over in
+ * about a second. Workers run as `node --import tsx`: through the tsx CLI a SIGKILL would reach
+ * only the wrapper and leave the real worker running.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const TIMINGS = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '1500' };
+
+let app: TestApp;
+let relay: RelayServer;
+let inProcess: RunningWorkers | undefined;
+const children: ChildProcess[] = [];
+
+function spawnWorker(): { child: ChildProcess; out: string[]; exited: Promise<NodeJS.Signals | null> } {
+  const mongo = new URL(app.config.mongoUrl);
+  mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...TIMINGS,
+      MONGO_URL: mongo.toString(),
+      REDIS_PREFIX: app.config.redisPrefix,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const out: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
+  return { child, out, exited };
+}
+
+beforeAll(async () => {
+  app = await startTestApp('worker_stalled', { ...TIMINGS, METRICS_PORT: '0', HOST: '127.0.0.1' });
+  relay = await startRelayServer();
+});
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await inProcess?.close(2_000);
+  await relay?.close();
+  await app?.close();
+});
+
+describe('a message whose worker keeps dying', () => {
+  it(`fails with STALLED after stalling ${MAX_STALLED_COUNT + 1} times, listed as dead, never delivered`, async () => {
+    const runs = MAX_STALLED_COUNT + 1;
+    // The relay holds the first `runs` requests (their workers are killed meanwhile) and would
+    // accept any later one: a job run once more than allowed would be delivered, and caught.
+    relay.handler = (body, res) => {
+      if (relay.requests.length > runs) ok(res, `up-${String(body.nonce)}`);
+    };
+    const w = await createWorld(app, {
+      name: 'stalling bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-stalled',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    const pipe = await createPipe(app, w);
+    const msgId = await sendPipe(app, pipe.token, { content: 'crashes its workers' });
+
+    // One worker at a time takes the job (after the previous one's lock lapsed), posts it, and
+    // is killed while the relay holds the request.
+    for (let run = 1; run <= runs; run++) {
+      const worker = spawnWorker();
+      await expect
+        .poll(() => relay.requests.length, {
+          timeout: 20_000,
+          interval: 10,
+          message: `run ${run}: ${worker.out.join('')}`,
+        })
+        .toBe(run);
+      worker.child.kill('SIGKILL');
+      expect(await worker.exited).toBe('SIGKILL');
+    }
+    expect(await app.res.pipeRuntime.queue.getJob(msgId).then((j) => j?.getState())).toBe('active');
+
+    // A healthy worker finds the job stalled once more than allowed and fails it.
+    inProcess = await startWorkers(app.res);
+    await expect
+      .poll(async () => (await app.res.store.deliveries.get(msgId))?.status, {
+        timeout: 15_000,
+        interval: 50,
+      })
+      .toBe('failed');
+    const record = (await app.res.store.deliveries.get(msgId)) as DeliveryRecord;
+    expect(record).toMatchObject({ status: 'failed', reason: 'STALLED', code: 50002, sent_at: null });
+    const job = await app.res.pipeRuntime.queue.getJob(msgId);
+    expect(await job?.getState()).toBe('failed');
+    expect(job?.failedReason).toContain('stalled');
+
+    // Posted once per run, always under its own msg_id, and never answered: not delivered.
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual(Array.from({ length: runs }, () => msgId));
+
+    const dead = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      '/admin/api/delivery/list?status=failed',
+      {
+        admin: true,
+      },
+    );
+    expect(dead.body.data.items.find((d) => d.msg_id === msgId)).toMatchObject({ reason: 'STALLED' });
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+      { headers: { Authorization: `Pipe ${pipe.token}` } },
+    );
+    expect(status.body.data).toMatchObject({ status: 'failed', error: { reason: 'STALLED', code: 50002 } });
+    const metrics = await fetch(`http://127.0.0.1:${inProcess.metricsPort}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/herald_pipe_messages_failed_total\{reason="STALLED"\} 1/);
+  }, 60_000);
+});
