@@ -3,7 +3,10 @@ import type { MetricProbes } from './index.js';
 
 /**
  * The gauges read at scrape time, the same on web and worker processes: the pipe queue's job
- * counts (BullMQ) and the number of dead messages (delivery records).
+ * counts and the number of dead messages, both from BullMQ (a few O(1) Redis reads). Dead
+ * messages are the failed jobs the queue keeps (PIPE_JOB_KEEP_FAILED_S, 7 days, as long as they
+ * can be replayed). Not counted in the store: a scrape every few seconds would count a growing
+ * delivery collection, which FerretDB does by scanning it, and a slow store would hang /metrics.
  */
 export function pipeProbes(deps: PipeDeps): MetricProbes {
   const queue = deps.pipeRuntime.queue;
@@ -16,6 +19,6 @@ export function pipeProbes(deps: PipeDeps): MetricProbes {
         active: c.active ?? 0,
       };
     },
-    deadCount: () => deps.store.deliveries.count({ status: 'failed' }),
+    deadCount: async () => (await queue.getJobCounts('failed')).failed ?? 0,
   };
 }

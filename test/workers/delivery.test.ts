@@ -410,6 +410,9 @@ describe('metrics', () => {
     expect(worker).toContain('herald_pipe_render_duration_seconds_bucket');
     expect(worker).toContain('herald_pipe_dispatch_duration_seconds_bucket');
     expect(worker).toMatch(/herald_pipe_queue_depth\{state="waiting"\} \d+/);
-    expect(worker).toMatch(/herald_pipe_dead_messages \d+/);
+    // Dead messages come from the queue's failed jobs: the same as the failed records here.
+    const dead = Number(/^herald_pipe_dead_messages (\d+)$/m.exec(worker)?.[1]);
+    expect(dead).toBeGreaterThan(0);
+    expect(dead).toBe(await app.res.store.deliveries.count({ status: 'failed' }));
   });
 });
