@@ -17,7 +17,6 @@ import { processPipeJob } from './process-message.js';
 import { checkRedisPolicy } from './redis-policy.js';
 import { RenderPool } from './render-pool.js';
 import { SentLog } from './sent-log.js';
-import { configureRelaySink } from './sinks/relay-sink.js';
 
 // The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
@@ -44,7 +43,6 @@ export interface RunningWorkers {
 export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   const { config, log } = deps;
   await checkRedisPolicy(deps.redis, log);
-  configureRelaySink({ timeoutMs: config.relayTimeoutMs });
   const metrics = metricsFor(deps);
   metrics.setProbes(pipeProbes(deps));
   const caches = new WorkerCaches(deps);

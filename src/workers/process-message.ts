@@ -202,7 +202,7 @@ async function dispatch(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage)
         detail: 'the bot has no relay_url or upstream_token',
       });
     }
-    result = await relayMessage({ url: bot.relay_url, token }, m);
+    result = await relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });
   } else {
     result = await storeMessage(deps, m);
   }

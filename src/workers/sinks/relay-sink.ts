@@ -1,4 +1,3 @@
-import { DEFAULT_RELAY_TIMEOUT_MS } from '../../config/defaults.js';
 import { DeliveryFailedError } from '../../domain/deliveries/errors/delivery-failed-error.js';
 import { DeliveryRetryError } from '../../domain/deliveries/errors/delivery-retry-error.js';
 import { UpstreamRateLimitedError } from '../../domain/deliveries/errors/upstream-rate-limited-error.js';
@@ -24,18 +23,6 @@ export interface RelayTarget {
 export interface RelayOptions {
   /** How long one request may take, headers and body, before it counts as a timeout, in ms. */
   readonly timeoutMs: number;
-}
-
-// This process's relay settings: the named default until startWorkers hands over the config.
-let processOptions: RelayOptions = { timeoutMs: DEFAULT_RELAY_TIMEOUT_MS };
-
-/**
- * Sets the relay settings of this process from its config (config.relayTimeoutMs); startWorkers
- * calls it once at start-up. A worker process has one config, so one setting per process is
- * what the configuration means; callers that hold a Config may pass `options` explicitly instead.
- */
-export function configureRelaySink(options: RelayOptions): void {
-  processOptions = options;
 }
 
 /** The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date). */
@@ -68,7 +55,7 @@ export function rateLimitWaitMs(headers: PostResult['headers'], now: number): nu
 export async function relayMessage(
   target: RelayTarget,
   m: OutgoingMessage,
-  options: RelayOptions = processOptions,
+  options: RelayOptions,
 ): Promise<SinkResult> {
   const { timeoutMs } = options;
   const body: Record<string, unknown> = {
