@@ -166,6 +166,8 @@ const herald = await spawnProcess(
   ],
 );
 const metricsPort = Number(/"port":(\d+)/.exec(herald.output())?.[1]);
+const workerMetrics = (): Promise<string> =>
+  fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
 
 // Warm-up: compile, caches, connections, JIT.
 await addBulk(queue, 200, job);
@@ -190,7 +192,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 // --- 2. Latency at RATE messages per second, with memory samples of the worker process.
 const mem: Array<{ rss: number; heap: number }> = [];
 const sample = async () => {
-  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  const text = await workerMetrics();
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20;
   mem.push({
     rss: value('herald_process_process_resident_memory_bytes'),
@@ -240,7 +242,7 @@ const pct = (p: number) =>
 // Counted from the worker's own metrics: the queue keeps at most PIPE_JOB_KEEP_COMPLETED_COUNT
 // completed jobs, fewer than this run finishes.
 const workerDone = async (): Promise<number> => {
-  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  const text = await workerMetrics();
   let total = 0;
   for (const m of text.matchAll(/^herald_pipe_messages_(?:sent|failed)_total\{[^}]*\} (\S+)$/gm)) {
     total += Number(m[1]);

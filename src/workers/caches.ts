@@ -9,7 +9,7 @@ import {
   subscribeDirectoryChanges,
 } from '../domain/directory/index.js';
 import { LiveCache } from '../domain/pipes/live-cache.js';
-import { type CompiledTemplate, compileTemplate } from '../render/index.js';
+import type { CompiledTemplate } from '../render/index.js';
 import type {
   BotRecord,
   ChannelRecord,
@@ -18,6 +18,7 @@ import type {
   TemplateRecord,
   UserRecord,
 } from '../store/index.js';
+import { CompiledTemplates, templateVersionKey } from './compiled-templates.js';
 
 /** Most entries each directory cache keeps (oldest dropped first). */
 export const DIRECTORY_CACHE_MAX_ENTRIES = 20_000;
@@ -30,8 +31,6 @@ export const DIRECTORY_CACHE_FRESH_MS = 60_000;
 export const BOT_CACHE_MAX_ENTRIES = 10_000;
 /** Most template records kept (key: bot and template id). */
 export const TEMPLATE_CACHE_MAX_ENTRIES = 5_000;
-/** Most compiled templates kept (by id and version; an edit makes a new version). */
-export const COMPILED_CACHE_MAX_ENTRIES = 2_000;
 
 /**
  * The worker's in-process caches. Directory entries are dropped by the directory change feed
@@ -53,7 +52,7 @@ export class WorkerCaches {
   readonly upstreamTokens: LiveCache<string>;
   /** Template records (deleted ones included, to tell "deleted" from "unknown"); key `${bot_id}:${id}`. */
   readonly templates: LiveCache<TemplateRecord>;
-  private readonly compiled = new Map<string, CompiledTemplate>();
+  private readonly compiled = new CompiledTemplates();
   private subscription: DirectorySubscription | undefined;
 
   constructor(deps: Deps) {
@@ -150,17 +149,7 @@ export class WorkerCaches {
 
   /** The compiled template for (id, version); compiles on first use. Throws compile errors. */
   compiledTemplate(id: string, version: number, source: string): CompiledTemplate {
-    const key = `${id}:${version}`;
-    let c = this.compiled.get(key);
-    if (!c) {
-      c = compileTemplate(source);
-      this.compiled.set(key, c);
-      if (this.compiled.size > COMPILED_CACHE_MAX_ENTRIES) {
-        const oldest = this.compiled.keys().next().value;
-        if (oldest !== undefined) this.compiled.delete(oldest);
-      }
-    }
-    return c;
+    return this.compiled.get(templateVersionKey(id, version), source);
   }
 
   async close(): Promise<void> {

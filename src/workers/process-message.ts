@@ -25,6 +25,7 @@ import { convertCard } from '../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
 import type { BotRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
+import { templateVersionKey } from './compiled-templates.js';
 import { loadPlatformContext } from './context-loader.js';
 import { neutraliseGroupMentions } from './mentions.js';
 import type { RenderPool } from './render-pool.js';
@@ -144,7 +145,7 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
     });
     // Decoding the input, rendering and card validation run on a render thread (render-pool.ts).
     const out = await ctx.renderer.render({
-      templateKey: `${template.id}:${template.version}`,
+      templateKey: templateVersionKey(template.id, template.version),
       source: template.content,
       compiled,
       msgtype: template.msgtype,

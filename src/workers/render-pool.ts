@@ -1,11 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { REASON } from '../domain/deliveries/reasons.js';
 import { HeraldError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 import { TemplateLimitError } from '../render/errors/template-limit-error.js';
-import type { CompiledTemplate } from '../render/index.js';
-import { type PlatformContext, parseJsonData, type RenderedMessage, renderMessage } from '../render/index.js';
+import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../render/index.js';
+import { renderPipeInput } from './render-input.js';
 import {
   type RenderRequest,
   type RenderResponse,
@@ -45,15 +44,12 @@ interface Slot {
   readonly pending: Map<number, Pending>;
 }
 
-const inputInvalid = () =>
-  new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
-    detail: 'the template input is not JSON',
-  });
-
 function revive(e: SerializedError): Error {
-  if (e.kind === 'herald') return new HeraldError(e.key, e.params, e.data ? { data: e.data } : {});
-  if (e.kind === 'input-invalid') return inputInvalid();
-  return new Error(e.message);
+  if (e.kind === 'error') return new Error(e.message);
+  const options = e.data ? { data: e.data } : {};
+  return e.reason === undefined
+    ? new HeraldError(e.key, e.params, options)
+    : new DeliveryFailedError(e.reason, e.key, e.params, options);
 }
 
 // In the source tree (tests, `node --import tsx`) the thread is TypeScript and needs tsx's loader;
@@ -90,7 +86,9 @@ export class RenderPool {
   render(task: RenderTask): Promise<RenderedMessage> {
     if (this.slots.length === 0) {
       try {
-        return Promise.resolve(renderInline(task));
+        return Promise.resolve(
+          renderPipeInput(task.compiled, task.msgtype, task.input, task.platform, task.now),
+        );
       } catch (err) {
         return Promise.reject(err);
       }
@@ -143,16 +141,11 @@ export class RenderPool {
   /** Swaps in a new thread; what the old one still held is rejected with `why()` (retried). */
   private async replace(slot: Slot, why: () => Error): Promise<void> {
     const old = slot.thread;
-    const held = [...slot.pending.values()];
-    slot.pending.clear();
     if (!this.closed) {
       slot.thread = startThread();
       this.listen(slot);
     }
-    for (const p of held) {
-      clearTimeout(p.timer);
-      p.reject(why());
-    }
+    rejectAll(slot, why);
     await old.terminate().catch(() => {});
   }
 
@@ -188,13 +181,18 @@ export class RenderPool {
   }
 
   private async end(slot: Slot, why: () => Error): Promise<void> {
-    for (const p of slot.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(why());
-    }
-    slot.pending.clear();
+    rejectAll(slot, why);
     await slot.thread.terminate().catch(() => {});
   }
+}
+
+/** Rejects every render the slot holds with `why()` (the jobs are retried). */
+function rejectAll(slot: Slot, why: () => Error): void {
+  for (const p of slot.pending.values()) {
+    clearTimeout(p.timer);
+    p.reject(why());
+  }
+  slot.pending.clear();
 }
 
 function startThread(): Worker {
@@ -209,17 +207,4 @@ function startThread(): Worker {
   // Idle threads must not keep the process alive.
   thread.unref();
   return thread;
-}
-
-/** The same work as a render thread, on the calling thread. */
-function renderInline(task: RenderTask): RenderedMessage {
-  let input: unknown;
-  try {
-    input = parseJsonData(task.input);
-  } catch {
-    throw inputInvalid();
-  }
-  return renderMessage({ compiled: task.compiled, msgtype: task.msgtype }, input, task.platform, {
-    now: task.now,
-  });
 }

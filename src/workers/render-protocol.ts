@@ -15,15 +15,19 @@ export interface RenderRequest {
   readonly now: number;
 }
 
-/** An error crossing threads: Herald errors keep their catalogue key, parameters and data. */
+/**
+ * An error crossing threads: Herald errors keep their catalogue key, parameters and data, and a
+ * delivery failure its reason as well.
+ */
 export type SerializedError =
   | {
       readonly kind: 'herald';
       readonly key: ErrorKey;
       readonly params: ErrorParams;
       readonly data: Readonly<Record<string, unknown>> | null;
+      /** Set for a DeliveryFailedError. */
+      readonly reason?: string;
     }
-  | { readonly kind: 'input-invalid' }
   | { readonly kind: 'error'; readonly message: string };
 
 export type RenderResponse =

@@ -4,8 +4,10 @@
  * plain data (template source, input text, platform context) and answers plain data.
  */
 import { parentPort } from 'node:worker_threads';
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { HeraldError } from '../errors/index.js';
-import { type CompiledTemplate, compileTemplate, parseJsonData, renderMessage } from '../render/index.js';
+import { CompiledTemplates } from './compiled-templates.js';
+import { renderPipeInput } from './render-input.js';
 import {
   type RenderRequest,
   type RenderResponse,
@@ -13,22 +15,7 @@ import {
   THREAD_READY,
 } from './render-protocol.js';
 
-/** Compiled templates this thread keeps, by id and version (the oldest goes first). */
-const COMPILED_MAX = 500;
-const compiled = new Map<string, CompiledTemplate>();
-
-function compiledFor(key: string, source: string): CompiledTemplate {
-  let c = compiled.get(key);
-  if (!c) {
-    c = compileTemplate(source);
-    compiled.set(key, c);
-    if (compiled.size > COMPILED_MAX) {
-      const oldest = compiled.keys().next().value;
-      if (oldest !== undefined) compiled.delete(oldest);
-    }
-  }
-  return c;
-}
+const compiled = new CompiledTemplates();
 
 function serialize(err: unknown): SerializedError {
   if (err instanceof HeraldError) {
@@ -37,25 +24,16 @@ function serialize(err: unknown): SerializedError {
       key: err.key,
       params: { ...err.params },
       data: err.data ? { ...err.data } : null,
+      ...(err instanceof DeliveryFailedError ? { reason: err.reason } : {}),
     };
   }
   return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
 }
 
 function handle(req: RenderRequest): RenderResponse {
-  let input: unknown;
   try {
-    input = parseJsonData(req.input);
-  } catch {
-    return { id: req.id, ok: false, error: { kind: 'input-invalid' } };
-  }
-  try {
-    const out = renderMessage(
-      { compiled: compiledFor(req.templateKey, req.source), msgtype: req.msgtype },
-      input,
-      req.platform,
-      { now: req.now },
-    );
+    const template = compiled.get(req.templateKey, req.source);
+    const out = renderPipeInput(template, req.msgtype, req.input, req.platform, req.now);
     return { id: req.id, ok: true, type: out.type, content: out.content };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };

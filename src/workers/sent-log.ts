@@ -128,13 +128,7 @@ export class SentLog {
   private async loop(): Promise<void> {
     while (!this.stopping) {
       try {
-        // Entries this consumer read but could not write (store down) come first, then new ones.
-        const own = await this.read('0', false);
-        let entries = own.length > 0 ? own : await this.read('>', true);
-        if (own.length === 0 && entries.length > 0 && entries.length < SENT_LOG_BATCH && !this.stopping) {
-          await sleep(this.timings.lingerMs);
-          entries = [...entries, ...(await this.read('>', false, SENT_LOG_BATCH - entries.length))];
-        }
+        const entries = await this.nextBatch(true);
         if (entries.length > 0) await this.flush(entries);
         if (Date.now() - this.lastClaim >= this.timings.claimEveryMs) await this.claimAbandoned();
       } catch (err) {
@@ -149,8 +143,7 @@ export class SentLog {
     // whatever stays is taken over by another worker, or by the next start.
     try {
       for (;;) {
-        const own = await this.read('0', false);
-        const entries = own.length > 0 ? own : await this.read('>', false);
+        const entries = await this.nextBatch(false);
         if (entries.length === 0) break;
         await this.flush(entries);
       }
@@ -159,6 +152,19 @@ export class SentLog {
         error: err instanceof Error ? err.message : String(err),
       });
     }
+  }
+
+  /**
+   * What to write next: entries this consumer read but could not write (store down) first, then
+   * new ones. `waiting`: block for new entries, and linger for a fuller batch after a short read.
+   */
+  private async nextBatch(waiting: boolean): Promise<Read[]> {
+    const own = await this.read('0', false);
+    if (own.length > 0) return own;
+    const entries = await this.read('>', waiting);
+    if (!waiting || entries.length === 0 || entries.length >= SENT_LOG_BATCH || this.stopping) return entries;
+    await sleep(this.timings.lingerMs);
+    return [...entries, ...(await this.read('>', false, SENT_LOG_BATCH - entries.length))];
   }
 
   private async read(from: '0' | '>', block: boolean, count = SENT_LOG_BATCH): Promise<Read[]> {

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { Role } from '../../src/render/index.js';
 import type { TestApp } from './test-app.js';
 
 /*
@@ -8,15 +9,8 @@ import type { TestApp } from './test-app.js';
 
 type Obj = Record<string, unknown>;
 
-export interface TestRole {
-  role_id: number;
-  name: string;
-  color: number;
-  position: number;
-  hoist: number;
-  mentionable: number;
-  permissions: number;
-}
+/** A role as the platform (and the templates) see it. */
+export type TestRole = Role;
 
 export interface TestGuild extends Obj {
   id: string;

@@ -29,14 +29,13 @@ export interface PipeMessageStatus {
 const owns = (asker: StatusAsker, rec: { pipe_id: string; bot_id: string }): boolean =>
   'pipe_id' in asker ? asker.pipe_id === rec.pipe_id : asker.bot_id === rec.bot_id;
 
-/** BullMQ's job states as a delivery status, while no worker has written a record. */
+/** BullMQ's job states as a delivery status, while no worker has written a record (a completed job: sentByJob). */
 const JOB_STATE: Readonly<Record<string, DeliveryStatus>> = {
   waiting: 'queued',
   'waiting-children': 'queued',
   prioritized: 'queued',
   delayed: 'queued',
   active: 'queued',
-  completed: 'sent',
   failed: 'failed',
 };
 
@@ -74,16 +73,7 @@ export async function pipeMessageStatus(
   if (record) {
     if (!owns(asker, record)) throw new NotFoundError('message');
     if (record.status !== 'sent' && job && (await stateOf()) === 'completed') {
-      const sent = (job.returnvalue ?? {}) as SentReturn;
-      return {
-        msg_id: msgId,
-        status: 'sent',
-        attempts: sent.attempts ?? job.attemptsMade,
-        msg_timestamp: data?.accepted_at ?? null,
-        sent_at: sent.sent_at ?? job.finishedOn ?? null,
-        retry_at: null,
-        error: null,
-      };
+      return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data?.accepted_at ?? null);
     }
     const failed = record.reason !== null || record.code !== null || record.message !== null;
     return {
@@ -98,19 +88,38 @@ export async function pipeMessageStatus(
   }
   if (!job || !data || !owns(asker, data)) throw new NotFoundError('message');
   const state = (await stateOf()) as string;
+  if (state === 'completed') {
+    return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data.accepted_at);
+  }
   const status = JOB_STATE[state];
   if (!status) throw new NotFoundError('message');
   return {
     msg_id: msgId,
     status,
-    attempts:
-      status === 'sent'
-        ? ((job.returnvalue as SentReturn | null)?.attempts ?? job.attemptsMade)
-        : job.attemptsMade,
+    attempts: job.attemptsMade,
     msg_timestamp: data.accepted_at,
-    sent_at:
-      status === 'sent' ? ((job.returnvalue as SentReturn | null)?.sent_at ?? job.finishedOn ?? null) : null,
+    sent_at: null,
     retry_at: null,
     error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
+  };
+}
+
+/** A completed job's view: sent, with the worker's outcome (its return value) where it has one. */
+function sentByJob(
+  msgId: string,
+  returned: unknown,
+  attemptsMade: number,
+  finishedOn: number | undefined,
+  acceptedAt: number | null,
+): PipeMessageStatus {
+  const sent = (returned ?? {}) as SentReturn;
+  return {
+    msg_id: msgId,
+    status: 'sent',
+    attempts: sent.attempts ?? attemptsMade,
+    msg_timestamp: acceptedAt,
+    sent_at: sent.sent_at ?? finishedOn ?? null,
+    retry_at: null,
+    error: null,
   };
 }

@@ -1,0 +1,32 @@
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { REASON } from '../domain/deliveries/reasons.js';
+import {
+  type CompiledTemplate,
+  type PlatformContext,
+  parseJsonData,
+  type RenderedMessage,
+  renderMessage,
+} from '../render/index.js';
+
+/**
+ * A pipe message's template step, wherever it runs (a render thread, or the main thread when
+ * RENDER_THREADS is 0): decodes the body as PHP's json_decode would, renders, converts cards.
+ * A body that is not JSON fails for good (INPUT_INVALID); render errors are thrown as they are.
+ */
+export function renderPipeInput(
+  compiled: CompiledTemplate,
+  msgtype: number,
+  inputText: string,
+  platform: PlatformContext,
+  now: number,
+): RenderedMessage {
+  let input: unknown;
+  try {
+    input = parseJsonData(inputText);
+  } catch {
+    throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+      detail: 'the template input is not JSON',
+    });
+  }
+  return renderMessage({ compiled, msgtype }, input, platform, { now });
+}
