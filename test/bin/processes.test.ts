@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,9 +42,38 @@ function start(entry: string, env: Record<string, string>): Proc {
 async function waitFor(proc: Proc, text: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!proc.out.join('').includes(text)) {
-    if (Date.now() > deadline)
+    // A process that has exited will print nothing more; say so at once.
+    if (Date.now() > deadline || proc.child.exitCode !== null)
       throw new Error(`no "${text}" in output: ${proc.out.join('')} ${proc.err.join('')}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A port the kernel has just handed out as free (the web process needs a fixed PORT). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/**
+ * Starts a web process on a free port. Another test's client socket can take the port between
+ * the check and the child's listen (CI once hit this with a random port), so EADDRINUSE is retried.
+ */
+async function startWeb(): Promise<{ web: Proc; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const web = start('web', { PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    try {
+      await waitFor(web, '"listening"');
+      return { web, port };
+    } catch (err) {
+      if (attempt >= 3 || !web.out.join('').includes('EADDRINUSE')) throw err;
+      await web.exited;
+    }
   }
 }
 
@@ -55,9 +85,7 @@ afterAll(async () => {
 
 describe('web process', () => {
   it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const web = start('web', { PORT: port, HOST: '127.0.0.1', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
-    await waitFor(web, '"listening"');
+    const { web, port } = await startWeb();
 
     // Start a request and hold its body half-sent, so it is in flight when SIGTERM arrives.
     const body = JSON.stringify({ name: 'drained bot' });
@@ -106,7 +134,7 @@ describe('web process', () => {
 
 describe('worker process', () => {
   it('connects, then exits 0 on SIGTERM', async () => {
-    const worker = start('worker', { ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    const worker = start('worker', { ADMIN_TOKEN: TEST_ADMIN_TOKEN, METRICS_PORT: '0' });
     await waitFor(worker, '"worker started"');
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
