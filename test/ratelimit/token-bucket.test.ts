@@ -66,6 +66,23 @@ describe('takeTokens', () => {
     expect(big).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('lets an idle bucket expire once it would be full again', async () => {
+    const key = `${prefix}:expire`;
+    await takeTokens(a, key, { capacity: 10, perSecond: 5 }, 5);
+    // 5 tokens short at 5 per second: full after 1 s, kept 1 s more.
+    const ttl = await a.pttl(key);
+    expect(ttl).toBeGreaterThan(1500);
+    expect(ttl).toBeLessThanOrEqual(2000);
+  });
+
+  it('replaces a key of another type (a bucket stored as a hash by an older version) with a full bucket', async () => {
+    const key = `${prefix}:old-format`;
+    await a.hset(key, 'tokens', '0.000000', 'ts', '1');
+    const r = await takeTokens(a, key, { capacity: 4, perSecond: 1 });
+    expect(r).toMatchObject({ allowed: true, remaining: 3 });
+    expect(await a.type(key)).toBe('string');
+  });
+
   it('raises DependencyError when Redis is unreachable', async () => {
     const dead = new Redis('redis://127.0.0.1:1', {
       lazyConnect: true,
