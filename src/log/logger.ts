@@ -1,4 +1,5 @@
 import type { LogLevel } from '../config/index.js';
+import { type WriteFailure, writeAllSync } from './fd-writer.js';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -59,12 +60,28 @@ export function createBufferedSink(write: (chunk: string) => void): BufferedSink
 
 let stdout: BufferedSink | undefined;
 
+const STDOUT_FD = 1;
+const STDERR_FD = 2;
+
+/** Said on stderr, since stdout is what failed (once per failed chunk; never the lines themselves). */
+function reportDropped(f: WriteFailure): void {
+  writeAllSync(
+    STDERR_FD,
+    `${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: 'log lines dropped', code: f.code, bytes: f.droppedBytes })}\n`,
+    0,
+  );
+}
+
 /** The process's one buffered stdout sink, flushed on 'exit'. */
 function stdoutSink(): LogSink {
   if (!stdout) {
-    const buffered = createBufferedSink((chunk) => process.stdout.write(chunk));
-    // process.stdout is synchronous for files, and for pipes and terminals on Linux, so a write
-    // in the 'exit' listener still reaches it.
+    // Written synchronously (fd-writer.ts): process.stdout queues writes in memory when a pipe's
+    // reader lags, and process.exit() would drop them. So the flush in the 'exit' listener, and
+    // every line before it, reaches the descriptor.
+    const buffered = createBufferedSink((chunk) => {
+      const failed = writeAllSync(STDOUT_FD, chunk);
+      if (failed) reportDropped(failed);
+    });
     process.on('exit', buffered.flush);
     stdout = buffered;
   }

@@ -6,7 +6,8 @@ import { createBufferedSink, createLogger, LOG_FLUSH_CHARS } from '../../src/log
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs a script in a child node process (tsx), answering its stdout and exit code. */
-function runChild(script: string): Promise<{ out: string; code: number | null }> {
+/** Runs `script` in a child; `lagMs`: the parent reads nothing for that long, as a busy collector. */
+function runChild(script: string, lagMs = 0): Promise<{ out: string; code: number | null }> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -15,6 +16,10 @@ function runChild(script: string): Promise<{ out: string; code: number | null }>
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
   });
+  if (lagMs > 0) {
+    child.stdout.pause();
+    setTimeout(() => child.stdout.resume(), lagMs);
+  }
   return new Promise((resolve) => child.on('close', (code) => resolve({ out, code })));
 }
 
@@ -49,14 +54,21 @@ describe('buffered sink', () => {
 });
 
 describe('stdout logger', () => {
-  it('loses no line when the process exits right after logging (process.exit)', async () => {
-    const { out, code } = await runChild(`
+  it('loses no line when the process exits right after logging (process.exit), even while the reader lags', async () => {
+    // 5000 lines (~450 KB) overflow the pipe while the parent reads nothing for 500 ms; with
+    // process.stdout, most of them were still queued in memory when process.exit() dropped them.
+    // Touching process.stdout first makes the descriptor non-blocking, as in any real process.
+    const { out, code } = await runChild(
+      `
       import { createLogger } from './src/log/logger.ts';
+      void process.stdout;
       const log = createLogger('info').child({ process: 'test' });
       for (let i = 0; i < 5000; i++) log.info('request', { n: i });
       log.debug('not at info level');
       process.exit(3);
-    `);
+    `,
+      500,
+    );
     expect(code).toBe(3);
     const lines = out.trimEnd().split('\n');
     expect(lines).toHaveLength(5000);
