@@ -4,13 +4,32 @@ import { DependencyError } from '../errors/index.js';
 const { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoTopologyClosedError } =
   mongoose.mongo;
 
+/**
+ * System error codes (Node's `code`) of a connection that broke or could not be made. The driver
+ * wraps most socket errors in MongoNetworkError but lets some through: a command written after
+ * the server (or a proxy or load balancer in between) closed the connection rejects with Node's
+ * own EPIPE error, seen when a test cut the database off mid-connection.
+ */
+const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTCONN',
+  'ERR_SOCKET_CLOSED',
+]);
+
 /** Errors that mean "the database is not reachable", as opposed to a bad query or a bug. */
 export function isUnreachable(err: unknown): boolean {
   return (
     err instanceof MongoNetworkError ||
     err instanceof MongoServerSelectionError ||
     err instanceof MongoNotConnectedError ||
-    err instanceof MongoTopologyClosedError
+    err instanceof MongoTopologyClosedError ||
+    (err instanceof Error && CONNECTION_ERROR_CODES.has(String((err as NodeJS.ErrnoException).code)))
   );
 }
 

@@ -1,0 +1,40 @@
+import mongoose from 'mongoose';
+import { describe, expect, it } from 'vitest';
+import { DependencyError } from '../../src/errors/index.js';
+import { guarded, isUnreachable } from '../../src/store/db-errors.js';
+
+/** Node's error for a write after the peer closed the connection, as the driver lets it through. */
+const epipe = (): Error =>
+  Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+
+describe('isUnreachable', () => {
+  it("takes the driver's network errors and the system errors of a broken connection", () => {
+    expect(isUnreachable(new mongoose.mongo.MongoNetworkError('cut'))).toBe(true);
+    expect(isUnreachable(epipe())).toBe(true);
+    for (const code of ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT']) {
+      expect(isUnreachable(Object.assign(new Error('x'), { code }))).toBe(true);
+    }
+  });
+
+  it('leaves bad queries and bugs alone', () => {
+    expect(isUnreachable(new Error('This socket has been ended by the other party'))).toBe(false); // no code
+    expect(isUnreachable(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
+    expect(isUnreachable(new mongoose.mongo.MongoServerError({ message: 'dup', code: 11000 }))).toBe(false);
+    expect(isUnreachable(new TypeError('bug'))).toBe(false);
+  });
+});
+
+describe('guarded', () => {
+  it('turns a broken connection into DependencyError (503) and passes other errors through', async () => {
+    const repo = guarded({
+      async broken() {
+        throw epipe();
+      },
+      async buggy() {
+        throw new TypeError('bug');
+      },
+    });
+    await expect(repo.broken()).rejects.toBeInstanceOf(DependencyError);
+    await expect(repo.buggy()).rejects.toBeInstanceOf(TypeError);
+  });
+});
