@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { HeraldError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
+import type { InputEncoding } from '../queue/job-input.js';
 import { TemplateLimitError } from '../render/errors/template-limit-error.js';
 import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../render/index.js';
 import { renderPipeInput } from './render-input.js';
@@ -26,7 +27,9 @@ export interface RenderTask {
   /** The compiled template, for rendering on the main thread when the pool has no threads. */
   readonly compiled: CompiledTemplate;
   readonly msgtype: number;
+  /** The job's input and how it is written (queue/job-input.ts). */
   readonly input: string;
+  readonly inputEncoding: InputEncoding | undefined;
   readonly platform: PlatformContext;
   readonly now: number;
 }
@@ -39,8 +42,15 @@ interface Pending {
 
 interface Slot {
   thread: Worker;
-  /** Resolves once the thread has loaded and can render. */
+  /**
+   * Resolves once the thread has loaded and can render (or was replaced or closed on purpose);
+   * rejects if it failed before it could render.
+   */
   ready: Promise<void>;
+  /** Whether the current thread has loaded. */
+  loaded: boolean;
+  /** Its thread failed before it could render: not replaced (a new one would fail alike). */
+  dead: boolean;
   readonly pending: Map<number, Pending>;
 }
 
@@ -64,6 +74,11 @@ const THREAD_URL = new URL(`./render-thread.${TS ? 'ts' : 'js'}`, HERE);
  * talking to sinks) and on more than one core. Each message goes to the thread with the fewest
  * in flight. A thread that dies or overruns RENDER_HARD_TIMEOUT_MS is replaced; the message at
  * fault fails for good, the others it held are retried. `size` 0 renders on the main thread.
+ *
+ * A thread that fails before it can render (its module does not load) is not replaced, which
+ * would only fail again in a loop: at start-up ready() rejects, so the worker refuses to start
+ * with the error; later, renders go to the threads left, or to the main thread when none is
+ * (the engine's own step, size and clock limits still bound them; only the hard stop is lost).
  */
 export class RenderPool {
   private readonly slots: Slot[] = [];
@@ -74,6 +89,8 @@ export class RenderPool {
     size: number,
     private readonly log: Logger,
     private readonly hardTimeoutMs = RENDER_HARD_TIMEOUT_MS,
+    /** The threads' entry module (a test swaps in one that fails to load). */
+    private readonly threadUrl: URL = THREAD_URL,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -84,18 +101,18 @@ export class RenderPool {
   }
 
   render(task: RenderTask): Promise<RenderedMessage> {
-    if (this.slots.length === 0) {
+    // The least busy thread that can render (no array built per message: this is the hot path).
+    let slot: Slot | undefined;
+    for (const s of this.slots)
+      if (!s.dead && (slot === undefined || s.pending.size < slot.pending.size)) slot = s;
+    if (this.closed) return Promise.reject(new Error('render pool closed'));
+    if (slot === undefined) {
       try {
-        return Promise.resolve(
-          renderPipeInput(task.compiled, task.msgtype, task.input, task.platform, task.now),
-        );
+        return Promise.resolve(renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now));
       } catch (err) {
         return Promise.reject(err);
       }
     }
-    if (this.closed) return Promise.reject(new Error('render pool closed'));
-    let slot = this.slots[0] as Slot;
-    for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
     const id = this.nextId++;
     const req: RenderRequest = {
       id,
@@ -103,6 +120,7 @@ export class RenderPool {
       source: task.source,
       msgtype: task.msgtype,
       input: task.input,
+      inputEncoding: task.inputEncoding,
       platform: task.platform,
       now: task.now,
     };
@@ -122,7 +140,13 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { thread: startThread(), ready: Promise.resolve(), pending: new Map() };
+    const slot: Slot = {
+      thread: startThread(this.threadUrl),
+      ready: Promise.resolve(),
+      loaded: false,
+      dead: false,
+      pending: new Map(),
+    };
     this.listen(slot);
     return slot;
   }
@@ -142,7 +166,7 @@ export class RenderPool {
   private async replace(slot: Slot, why: () => Error): Promise<void> {
     const old = slot.thread;
     if (!this.closed) {
-      slot.thread = startThread();
+      slot.thread = startThread(this.threadUrl);
       this.listen(slot);
     }
     rejectAll(slot, why);
@@ -151,15 +175,25 @@ export class RenderPool {
 
   private listen(slot: Slot): void {
     const thread = slot.thread;
-    slot.ready = new Promise<void>((resolve) => {
+    slot.loaded = false;
+    // Ended on purpose (replaced, or the pool closed) rather than failed by itself.
+    const endedOnPurpose = () => this.closed || slot.thread !== thread;
+    slot.ready = new Promise<void>((resolve, reject) => {
       const onReady = (m: unknown) => {
         if (m !== THREAD_READY) return;
         thread.off('message', onReady);
+        slot.loaded = true;
         resolve();
       };
       thread.on('message', onReady);
-      thread.once('exit', () => resolve());
+      thread.once('error', (err) => reject(new Error(`render thread could not start: ${err.message}`)));
+      thread.once('exit', (code) => {
+        if (endedOnPurpose()) resolve();
+        else reject(new Error(`render thread exited (${code}) before it could render`));
+      });
     });
+    // Nobody awaits a replacement's readiness; a failure is logged below.
+    slot.ready.catch(() => {});
     thread.on('message', (res: RenderResponse | typeof THREAD_READY) => {
       if (res === THREAD_READY) return;
       const p = slot.pending.get(res.id);
@@ -170,14 +204,31 @@ export class RenderPool {
       else p.reject(revive(res.error));
     });
     thread.on('error', (err) => {
+      if (endedOnPurpose()) return;
+      if (!slot.loaded) return this.bury(slot, err);
       this.log.error('render thread failed', { error: err });
       void this.replace(slot, () => new Error(`render thread failed: ${err.message}`));
     });
     thread.on('exit', (code) => {
-      if (this.closed || slot.thread !== thread) return;
+      if (endedOnPurpose() || slot.dead) return;
+      if (!slot.loaded) return this.bury(slot, new Error(`exited (${code}) before it could render`));
       this.log.error('render thread exited', { code });
       void this.replace(slot, () => new Error(`render thread exited (${code})`));
     });
+  }
+
+  /** A thread that failed before it could render: not replaced; its renders are retried. */
+  private bury(slot: Slot, err: Error): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    const left = this.slots.filter((s) => !s.dead).length;
+    this.log.error('render thread could not start; not replaced', {
+      error: err,
+      threads_left: left,
+      ...(left === 0 ? { rendering_on: 'main thread' } : {}),
+    });
+    rejectAll(slot, () => new Error(`render thread could not start: ${err.message}`));
+    void slot.thread.terminate().catch(() => {});
   }
 
   private async end(slot: Slot, why: () => Error): Promise<void> {
@@ -195,15 +246,15 @@ function rejectAll(slot: Slot, why: () => Error): void {
   slot.pending.clear();
 }
 
-function startThread(): Worker {
+function startThread(url: URL): Worker {
   // A thread does not inherit the main thread's loader hooks: from source, it registers tsx's
   // loader itself before importing the TypeScript entry.
-  const thread = TS
+  const thread = url.pathname.endsWith('.ts')
     ? new Worker(
-        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`,
         { eval: true },
       )
-    : new Worker(THREAD_URL);
+    : new Worker(url);
   // Idle threads must not keep the process alive.
   thread.unref();
   return thread;

@@ -1,4 +1,5 @@
 import type { ErrorKey, ErrorParams } from '../errors/index.js';
+import type { InputEncoding } from '../queue/job-input.js';
 import type { PlatformContext } from '../render/index.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
@@ -8,8 +9,9 @@ export interface RenderRequest {
   readonly templateKey: string;
   readonly source: string;
   readonly msgtype: number;
-  /** The request body as sent (JSON text), decoded in the thread. */
+  /** The job's input (the request body, base64 or text), decoded in the thread. */
   readonly input: string;
+  readonly inputEncoding: InputEncoding | undefined;
   readonly platform: PlatformContext;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;

@@ -33,7 +33,7 @@ function serialize(err: unknown): SerializedError {
 function handle(req: RenderRequest): RenderResponse {
   try {
     const template = compiled.get(req.templateKey, req.source);
-    const out = renderPipeInput(template, req.msgtype, req.input, req.platform, req.now);
+    const out = renderPipeInput(template, req.msgtype, req, req.platform, req.now);
     return { id: req.id, ok: true, type: out.type, content: out.content };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };

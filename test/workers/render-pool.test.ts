@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeliveryFailedError } from '../../src/domain/deliveries/errors/delivery-failed-error.js';
 import { HeraldError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/logger.js';
+import { bodyInput } from '../../src/queue/job-input.js';
 import { compileTemplate } from '../../src/render/index.js';
 import { RenderPool, type RenderTask } from '../../src/workers/render-pool.js';
 
@@ -29,6 +33,7 @@ function task(source: string, input: string, msgtype = 1, key = `t-${source.leng
     compiled: compileTemplate(source),
     msgtype,
     input,
+    inputEncoding: undefined,
     platform: {},
     now: NOW,
   };
@@ -47,6 +52,19 @@ describe('render pool', () => {
     expect(threaded.type).toBe(10);
     expect(threaded.content.length).toBeGreaterThan(10_000);
     expect(threaded).toEqual(inline);
+  });
+
+  it('takes the body as base64 bytes, as the ingest writes it, with the same result as the text', async () => {
+    const text = fixture('push-large.json');
+    expect(/[\u0080-\uffff]/.test(text)).toBe(true); // CJK commit messages: the case base64 is for
+    const t = task(fixture('push-card.json.twig'), text, 2, 'gitlab:1');
+    const written = bodyInput(Buffer.from(text));
+    const b64 = { ...t, input: written.input, inputEncoding: written.input_encoding };
+    expect(b64.input).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    const fromText = await pool(1).render(t);
+    expect(await pool(1).render(b64)).toEqual(fromText);
+    expect(await pool(0).render(b64)).toEqual(fromText);
+    expect(fromText.content).toContain(JSON.parse(text).commits[0].message.split('\n')[0]);
   });
 
   it('keeps integer-like key order (PHP json_decode) on the thread', async () => {
@@ -115,6 +133,30 @@ describe('render pool', () => {
     await slots[0]?.thread.terminate();
     await expect.poll(() => lines.join('\n'), { timeout: 5_000 }).toContain('render thread exited');
     expect((await p.render(quick)).content).toBe('ok 2');
+  });
+
+  it('a thread that cannot load is not replaced in a loop: ready() rejects, renders run on the main thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-render-'));
+    const broken = join(dir, 'broken-thread.mjs');
+    writeFileSync(broken, "throw new Error('broken module');\n");
+    const exits = join(dir, 'exiting-thread.mjs');
+    writeFileSync(exits, 'process.exit(3);\n');
+    const before = lines.length;
+    const p = new RenderPool(1, log, undefined, pathToFileURL(broken));
+    pools.push(p);
+    const err = await errorOf(p.ready());
+    expect(String(err)).toContain('render thread could not start: broken module');
+    // Given time to loop, it logs the failure once and starts no other thread.
+    await new Promise((r) => setTimeout(r, 300));
+    const failures = lines.slice(before).filter((l) => l.includes('render thread could not start'));
+    expect(failures).toHaveLength(1);
+    expect(JSON.parse(failures[0] as string)).toMatchObject({ threads_left: 0, rendering_on: 'main thread' });
+    const t = task('ok {{ data.n }}', '{"n":3}', 1, 'fallback:1');
+    expect(await p.render(t)).toEqual(await pool(0).render(t));
+
+    const q = new RenderPool(1, log, undefined, pathToFileURL(exits));
+    pools.push(q);
+    expect(String(await errorOf(q.ready()))).toContain('exited (3) before it could render');
   });
 
   it('refuses work once closed', async () => {
