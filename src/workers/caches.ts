@@ -134,6 +134,7 @@ export class WorkerCaches {
         }
       },
       {
+        local: deps.changes,
         onResync: () => {
           for (const c of directory) c.goLive();
         },

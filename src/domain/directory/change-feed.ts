@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
+import type { LocalChanges } from '../local-changes.js';
 
 /*
  * Change notifications for the records other processes cache: the directory, and also templates
@@ -18,6 +19,8 @@ export interface DirectoryChange {
   readonly id: string;
   /** For channels and members: their guild. */
   readonly guild_id?: string;
+  /** The publishing process (LocalChanges.origin); absent from older publishers. */
+  readonly origin?: string;
 }
 
 const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user', 'template', 'bot']);
@@ -35,8 +38,13 @@ export async function publishDirectoryChange(deps: Deps, change: DirectoryChange
     id: change.id,
     ...(change.guild_id !== undefined ? { guild_id: change.guild_id } : {}),
   };
+  // This process's caches first, before the write answers; the others through Redis.
+  deps.changes.emit(message);
   try {
-    await deps.redis.publish(directoryChangeChannel(deps.config.redisPrefix), JSON.stringify(message));
+    await deps.redis.publish(
+      directoryChangeChannel(deps.config.redisPrefix),
+      JSON.stringify({ ...message, origin: deps.changes.origin }),
+    );
   } catch (err) {
     deps.log.warn('directory change not published', {
       kind: change.kind,
@@ -62,6 +70,7 @@ export function parseDirectoryChange(text: string): DirectoryChange | null {
     kind: o.kind as DirectoryChangeKind,
     id: o.id,
     ...(typeof o.guild_id === 'string' ? { guild_id: o.guild_id } : {}),
+    ...(typeof o.origin === 'string' ? { origin: o.origin } : {}),
   };
 }
 
@@ -74,6 +83,8 @@ export interface SubscribeOptions {
   readonly onResync?: () => void;
   /** Called with connection errors (ioredis keeps reconnecting on its own). */
   readonly onError?: (err: Error) => void;
+  /** This process's own changes, which also reach `onChange` at once (local-changes.ts). */
+  readonly local?: LocalChanges;
 }
 
 /**
@@ -97,7 +108,8 @@ export async function subscribeDirectoryChanges(
   sub.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const change = parseDirectoryChange(text);
-    if (change) onChange(change);
+    // This process's own changes reached onChange when they were made (options.local).
+    if (change && !(options.local && change.origin === options.local.origin)) onChange(change);
   });
   try {
     await sub.connect();
@@ -106,9 +118,13 @@ export async function subscribeDirectoryChanges(
     sub.disconnect();
     throw err;
   }
+  const stopLocal = options.local?.on((change) => {
+    if (change.kind !== 'pipe') onChange(change);
+  });
   let closing: Promise<void> | undefined;
   return {
     close() {
+      stopLocal?.();
       closing ??= sub.quit().then(
         () => undefined,
         () => sub.disconnect(),

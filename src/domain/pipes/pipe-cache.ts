@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { HeraldError } from '../../errors/index.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import type { PipeRecord, Store } from '../../store/index.js';
+import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
 import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
 
@@ -26,8 +26,20 @@ export interface CachedPipe {
   readonly token_hash: string;
 }
 
-/** Redis pub/sub channel on which every change to a pipe is announced (message: the pipe id). */
+/**
+ * Redis pub/sub channel on which every change to a pipe is announced. Message: the pipe id, a
+ * space and the publishing process's origin (LocalChanges.origin); older publishers sent the id
+ * alone.
+ */
 export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-changed`;
+
+/** A pipes-changed message: the pipe, and who published it (undefined from older publishers). */
+export function parsePipeChange(text: string): { id: string; origin: string | undefined } {
+  const space = text.indexOf(' ');
+  return space < 0
+    ? { id: text, origin: undefined }
+    : { id: text.slice(0, space), origin: text.slice(space + 1) };
+}
 
 export type PipeCache = LiveCache<CachedPipe>;
 
@@ -94,10 +106,14 @@ function admitToken(pipe: CachedPipe | null, token: string): CachedPipe {
   return pipe;
 }
 
-/** Tells every web process (this one through its own subscription too) that a pipe changed. */
-export async function announcePipeChange(redis: Redis, prefix: string, pipeId: string): Promise<void> {
+/** Tells this process's caches at once, and every other web process through Redis, that a pipe changed. */
+export async function announcePipeChange(deps: Deps, pipeId: string): Promise<void> {
+  deps.changes.emit({ kind: 'pipe', id: pipeId });
   try {
-    await redis.publish(pipesChangedChannel(prefix), pipeId);
+    await deps.redis.publish(
+      pipesChangedChannel(deps.config.redisPrefix),
+      `${pipeId} ${deps.changes.origin}`,
+    );
   } catch (err) {
     throw asRedisDependencyError(err);
   }

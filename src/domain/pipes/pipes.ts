@@ -108,7 +108,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   });
   // A process that was asked for this id before it existed may hold "no such pipe".
   deps.pipeRuntime.pipes.invalidate(id);
-  await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+  await announcePipeChange(deps, id);
   return { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
 }
 
@@ -144,7 +144,7 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
     const updated = await deps.store.pipes.update(id, changes, deps.now());
     if (!updated) throw new NotFoundError('pipe');
     deps.pipeRuntime.pipes.invalidate(id);
-    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+    await announcePipeChange(deps, id);
     return updated;
   });
 }
@@ -155,7 +155,7 @@ export async function rotatePipeToken(deps: PipeDeps, id: string): Promise<Issue
     const { token, hash } = issuePipeToken(id);
     if (!(await deps.store.pipes.setTokenHash(id, hash, deps.now()))) throw new NotFoundError('pipe');
     deps.pipeRuntime.pipes.invalidate(id);
-    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+    await announcePipeChange(deps, id);
     return { access_token: token, url: callbackUrl(deps, token) };
   });
 }
@@ -164,7 +164,7 @@ export async function deletePipe(deps: PipeDeps, id: string): Promise<void> {
   await withRecordLock(deps.redis, lockKey(deps, id), async () => {
     if (!(await deps.store.pipes.delete(id))) throw new NotFoundError('pipe');
     deps.pipeRuntime.pipes.invalidate(id);
-    await announcePipeChange(deps.redis, deps.config.redisPrefix, id);
+    await announcePipeChange(deps, id);
   });
 }
 
