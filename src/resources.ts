@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from './config/index.js';
 import type { Deps } from './domain/deps.js';
+import { LocalChanges } from './domain/local-changes.js';
 import { openPipeRuntime, type PipeDeps, type PipeRuntime } from './domain/pipes/runtime.js';
 import type { Logger } from './log/logger.js';
 import { openStore } from './store/index.js';
@@ -53,7 +54,7 @@ export async function openResources(
     redis.disconnect();
     throw err;
   }
-  const deps: Deps = { config, log, store, redis, now: () => Date.now() };
+  const deps: Deps = { config, log, store, redis, now: () => Date.now(), changes: new LocalChanges() };
   let pipeRuntime: PipeRuntime;
   try {
     // Pipe queue producer and the pipe/channel caches with their pub/sub subscriptions.

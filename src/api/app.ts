@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
@@ -12,12 +13,29 @@ import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
 import { messageRoutes } from './routes/messages.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { pipeDoor, pipeMessageRoutes } from './routes/pipe-messages.js';
+import { pipeMessageRoutes } from './routes/pipe-messages.js';
 import { templateRoutes } from './routes/templates.js';
+import { isSendPipemsgPath, sendPipemsgListener, splitTarget } from './send-pipemsg/handler.js';
 import type { HeraldState } from './state.js';
 
-/** The HTTP API as a Koa app; `app.callback()` serves it (bin/web listens, tests drive it). */
-export function createApp(deps: PipeDeps): Koa<HeraldState> {
+/**
+ * The HTTP API as one request listener (bin/web listens on it, tests drive it over loopback):
+ * POST send-pipemsg, the endpoint third parties call at volume, is served right here in front
+ * of Koa; everything else goes through the Koa app below.
+ */
+export function createHttpHandler(deps: PipeDeps): RequestListener {
+  const koa = createKoaApp(deps).callback();
+  const sendPipemsg = sendPipemsgListener(deps);
+  return (req, res) => {
+    if (req.method === 'POST') {
+      const target = splitTarget(req.url ?? '/');
+      if (isSendPipemsgPath(target.path)) return sendPipemsg(req, res, target.path, target.query);
+    }
+    void koa(req, res);
+  };
+}
+
+function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   const app = new Koa<HeraldState>();
   const router = new Router<HeraldState>();
   healthRoutes(router, deps);
@@ -32,10 +50,9 @@ export function createApp(deps: PipeDeps): Koa<HeraldState> {
   metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));
-  // Pipe token and budget before the body is read: 401 and 429 cost no body parse.
-  app.use(pipeDoor(deps));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(router.routes());
-  app.use(notFound(router));
+  // Other methods on send-pipemsg reach Koa: 405 with Allow, as for the router's own routes.
+  app.use(notFound(router, (path) => (isSendPipemsgPath(path) ? ['POST'] : [])));
   return app;
 }

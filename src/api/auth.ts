@@ -4,6 +4,7 @@ import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
+import { rateLimitHeaders, refuseIfLimited } from './rate-headers.js';
 import type { HeraldState } from './state.js';
 
 /** The credential of `Authorization: <scheme> <credential>`, scheme case-insensitive. */
@@ -40,11 +41,8 @@ export function requireBot(deps: Deps, bucket: string): Middleware<HeraldState> 
     if (token === undefined) throw new HeraldError('UNAUTHENTICATED');
     const bot = await authenticateBot(deps, token);
     const r = await takeTokens(deps.redis, `${deps.config.redisPrefix}:rl:bot:${bot.id}:${bucket}`, limit);
-    ctx.set('X-Rate-Limit-Limit', String(r.limit));
-    ctx.set('X-Rate-Limit-Remaining', String(r.remaining));
-    ctx.set('X-Rate-Limit-Reset', String(Math.ceil(r.resetMs / 1000)));
-    ctx.set('X-Rate-Limit-Bucket', bucket);
-    if (!r.allowed) throw new HeraldError('RATE_LIMITED', { retry_after: Math.ceil(r.retryAfterMs / 1000) });
+    ctx.set(rateLimitHeaders(r, bucket));
+    refuseIfLimited(r);
     ctx.state.bot = bot;
     await next();
   };

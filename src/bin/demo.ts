@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createApp } from '../api/app.js';
+import { createHttpHandler } from '../api/app.js';
 import { createBot } from '../domain/bots.js';
 import { addMember, createChannel, createGuild, upsertUser } from '../domain/directory/index.js';
 import { createPipe } from '../domain/pipes/pipes.js';
@@ -53,7 +53,7 @@ const log = createLogger(config.logLevel).child({ process: 'demo' });
 try {
   const resources = await openResources(config, log);
   const workers = await startWorkers(resources);
-  const running = await listen(createApp(resources).callback(), config.port, config.host);
+  const running = await listen(createHttpHandler(resources), config.port, config.host);
   const { bot, token } = await createBot(resources, {
     name: 'Herald Demo Bot',
     default_score: 100,

@@ -1,4 +1,4 @@
-import { createApp } from '../api/app.js';
+import { createHttpHandler } from '../api/app.js';
 import { createLogger } from '../log/logger.js';
 import { openResources } from '../resources.js';
 import { listen } from './http-server.js';
@@ -10,7 +10,7 @@ const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'web' });
 try {
   const resources = await openResources(config, log);
-  const running = await listen(createApp(resources).callback(), config.port, config.host);
+  const running = await listen(createHttpHandler(resources), config.port, config.host);
   log.info('listening', { host: config.host, port: running.port });
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await running.close(config.shutdownTimeoutMs);

@@ -35,6 +35,7 @@ export const CATALOGUE = {
     '请求中不允许出现键 "{key}"',
     'The key "{key}" is not allowed anywhere in the request',
   ),
+  BODY_UNREADABLE: def(40003, 400, '请求体无法读取：{detail}', 'Request body could not be read: {detail}'),
   TEMPLATE_COMPILE: def(
     40010,
     400,

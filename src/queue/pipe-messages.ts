@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
+import { batchWritesPerTurn } from '../redis/turn-batching.js';
+import type { InputEncoding } from './job-input.js';
 
 /** The one queue of pipe messages: web processes add, worker processes consume. */
 export const PIPE_QUEUE = 'pipe-messages';
@@ -30,12 +32,15 @@ export interface PipeJob {
   nonce: string;
   temp_target_id: string | null;
   /**
-   * With a template: the request body exactly as sent (JSON text). The worker decodes it with
-   * parseJsonData, as PHP's json_decode would, because JSON.parse (and so a parsed copy in the
-   * job) loses the order of integer-like keys that templates iterate over.
+   * With a template: the request body exactly as sent, its bytes in base64 (`input_encoding`;
+   * job-input.ts says why). A render thread decodes it with parseJsonData, as PHP's json_decode
+   * would, because JSON.parse (and so a parsed copy in the job) loses the order of
+   * integer-like keys that templates iterate over.
    * Without one: the `content` string.
    */
   input: string;
+  /** 'base64' for a template's input; absent: `input` is text (also jobs from before base64). */
+  input_encoding?: InputEncoding;
   /** When the web process accepted it, in ms since the epoch (the answer's msg_timestamp). */
   accepted_at: number;
 }
@@ -55,6 +60,16 @@ export const PIPE_JOB_KEEP_COMPLETED_COUNT = 100_000;
 export const PIPE_JOB_KEEP_FAILED_S = 7 * 24 * 60 * 60;
 /** At most this many failed jobs are kept, whatever their age. */
 export const PIPE_JOB_KEEP_FAILED_COUNT = 100_000;
+
+/**
+ * How long finished jobs stay, as options of the pipe workers: BullMQ applies a worker's
+ * retention to every job that names none, so jobs do not carry it (less to pack per accepted
+ * message on the ingest path, and a smaller job hash in Redis).
+ */
+export const PIPE_JOB_RETENTION = {
+  removeOnComplete: { age: PIPE_JOB_KEEP_COMPLETED_S, count: PIPE_JOB_KEEP_COMPLETED_COUNT },
+  removeOnFail: { age: PIPE_JOB_KEEP_FAILED_S, count: PIPE_JOB_KEEP_FAILED_COUNT },
+} as const;
 
 export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
 
@@ -79,16 +94,14 @@ export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> 
   // Reconnect failures are reported by the command client's listener; without one here,
   // ioredis would print each to stderr.
   connection.on('error', () => {});
+  // The adds of all requests served in one event-loop turn leave in one write.
+  batchWritesPerTurn(connection);
   await connection.connect();
   const queue: PipeQueue = new Queue(PIPE_QUEUE, {
     connection,
     prefix: config.redisPrefix,
-    defaultJobOptions: {
-      attempts: PIPE_JOB_ATTEMPTS,
-      backoff: { type: DELIVERY_BACKOFF_TYPE },
-      removeOnComplete: { age: PIPE_JOB_KEEP_COMPLETED_S, count: PIPE_JOB_KEEP_COMPLETED_COUNT },
-      removeOnFail: { age: PIPE_JOB_KEEP_FAILED_S, count: PIPE_JOB_KEEP_FAILED_COUNT },
-    },
+    // Retention is the workers' (PIPE_JOB_RETENTION).
+    defaultJobOptions: { attempts: PIPE_JOB_ATTEMPTS, backoff: { type: DELIVERY_BACKOFF_TYPE } },
   });
   queue.on('error', () => {});
   await queue.waitUntilReady();

@@ -8,7 +8,8 @@ import { describeFailure, expireReplayInput, markFailed } from '../domain/delive
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { metricsFor } from '../metrics/index.js';
 import { pipeProbes } from '../metrics/pipe-probes.js';
-import { PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
+import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
+import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
 import { waitOutDependencyErrors } from './dependency-wait.js';
@@ -58,12 +59,13 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     metricsServer = await startMetricsServer(metrics.registry, config.metricsPort, config.host);
     closers.push(() => metricsServer.close(1_000));
     log.info('metrics listening', { port: metricsServer.port });
-    // BullMQ's blocking commands need their own connection that retries forever.
-    connection = new Redis(config.redisUrl, {
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-      enableAutoPipelining: true,
-    });
+    // BullMQ's commands need a connection that retries forever (it makes its own duplicate for
+    // blocking reads). The commands of all jobs in one event-loop turn (fetch, lock renewals,
+    // completions) leave in one write, as do the command client's (budget, sent log).
+    connection = batchWritesPerTurn(
+      new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true }),
+    );
+    batchWritesPerTurn(deps.redis);
     connection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
     await connection.connect();
     closers.push(async () => {
@@ -97,6 +99,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
       lockDuration: config.lockDurationMs,
       stalledInterval: config.stalledIntervalMs,
       maxStalledCount: MAX_STALLED_COUNT,
+      ...PIPE_JOB_RETENTION,
       settings: { backoffStrategy: deliveryBackoff(config.retryBaseMs) },
       autorun: false,
     });
@@ -145,9 +148,6 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   };
 }
 
-/** BullMQ's failure message for a job that stalled more than maxStalledCount times. */
-const STALLED_FAILURE = 'job stalled more than allowable limit';
-
 async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<void> {
   // 'failed' is emitted for every failed attempt; only a job that is now dead counts, and the
   // processor has recorded those itself unless the job stalled too often.
@@ -156,8 +156,12 @@ async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>, err: Error): 
   if (record?.status === 'failed') return;
   const data = job.data;
   // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
+  // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
+  // the text of BullMQ's failure message.
   const failure =
-    err.message === STALLED_FAILURE ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED') : err;
+    job.stalledCounter > MAX_STALLED_COUNT
+      ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
+      : err;
   await markFailed(
     deps,
     { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },

@@ -150,6 +150,7 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
       compiled,
       msgtype: template.msgtype,
       input: data.input,
+      inputEncoding: data.input_encoding,
       platform,
       now: deps.now(),
     });

@@ -1,5 +1,6 @@
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
+import { type InputEncoding, inputText } from '../queue/job-input.js';
 import {
   type CompiledTemplate,
   type PlatformContext,
@@ -16,13 +17,13 @@ import {
 export function renderPipeInput(
   compiled: CompiledTemplate,
   msgtype: number,
-  inputText: string,
+  jobInput: { readonly input: string; readonly inputEncoding: InputEncoding | undefined },
   platform: PlatformContext,
   now: number,
 ): RenderedMessage {
   let input: unknown;
   try {
-    input = parseJsonData(inputText);
+    input = parseJsonData(inputText(jobInput.input, jobInput.inputEncoding));
   } catch {
     throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
       detail: 'the template input is not JSON',

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputText } from '../../src/queue/job-input.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -111,7 +112,9 @@ describe('accepting messages', () => {
       headers: { Authorization: `Pipe ${access_token}` },
     });
     expect(r.status).toBe(200);
-    expect((await queue.getJob(r.body.data.msg_id))?.data.input).toBe('via header');
+    const plain = (await queue.getJob(r.body.data.msg_id))?.data;
+    expect(plain?.input).toBe('via header');
+    expect(plain?.input_encoding).toBeUndefined(); // a plain pipe's content stays text
   });
 
   it('carries type, quote, temp_target_id and a target_id in the same server', async () => {
@@ -142,14 +145,14 @@ describe('accepting messages', () => {
     const job = await queue.getJob(r.body.data.msg_id);
     expect(job?.data.template_id).toBe(templateId);
     expect(job?.data.type).toBeNull();
-    expect(JSON.parse(job?.data.input ?? '')).toEqual(JSON.parse(GITLAB_PUSH));
+    // The body's bytes exactly as sent, in base64 (queue/job-input.ts).
+    expect(job?.data.input_encoding).toBe('base64');
+    expect(Buffer.from(job?.data.input ?? '', 'base64').equals(Buffer.from(GITLAB_PUSH))).toBe(true);
 
     const arr = await send(access_token, [{ a: 1 }, 'two']);
     expect(arr.status).toBe(200);
-    expect(JSON.parse((await queue.getJob(arr.body.data.msg_id))?.data.input ?? '')).toEqual([
-      { a: 1 },
-      'two',
-    ]);
+    const arrJob = (await queue.getJob(arr.body.data.msg_id))?.data;
+    expect(JSON.parse(inputText(arrJob?.input ?? '', arrJob?.input_encoding))).toEqual([{ a: 1 }, 'two']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createApp } from '../../src/api/app.js';
+import { createHttpHandler } from '../../src/api/app.js';
 import { listen, type RunningServer } from '../../src/bin/http-server.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -65,7 +65,7 @@ export async function startTestApp(
   const res = await openResources(config, log, { dbName: `herald_test_${unique}` });
   let server: RunningServer | undefined;
   try {
-    server = await listen(createApp(res).callback(), 0, '127.0.0.1');
+    server = await listen(createHttpHandler(res), 0, '127.0.0.1');
   } catch (err) {
     await res.close();
     throw err;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../errors/index.js';
 import { metricsFor } from '../../metrics/index.js';
+import { bodyInput } from '../../queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { type BucketResult, takeTokens } from '../../ratelimit/token-bucket.js';
@@ -51,6 +52,8 @@ export interface PipeMessageRequest {
   readonly body: unknown;
   /** The body as received, for the idempotency hash. */
   readonly rawBody: string;
+  /** The body's bytes: a template's input (queue/job-input.ts). */
+  readonly bodyBytes: Buffer;
   readonly idempotencyKey: string | null;
 }
 
@@ -113,8 +116,8 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
-  // A template's input travels as the raw text (see PipeJob.input); it is valid JSON, parsed once here.
-  const input = pipe.template_id === null ? contentOf(req.body) : req.rawBody;
+  // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed once here.
+  const input = pipe.template_id === null ? { input: contentOf(req.body) } : bodyInput(req.bodyBytes);
   const channelId =
     req.target_id === null || req.target_id === pipe.channel_id
       ? pipe.channel_id
@@ -130,7 +133,7 @@ export async function acceptPipeMessage(
     quote: req.quote,
     nonce: req.nonce ?? '',
     temp_target_id: req.temp_target_id,
-    input,
+    ...input,
     accepted_at: deps.now(),
   };
   if (req.idempotencyKey === null) {

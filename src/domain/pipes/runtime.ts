@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis';
 import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
+import { batchWritesPerTurn } from '../../redis/turn-batching.js';
 import type { ChannelRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { getChannel, subscribeDirectoryChanges } from '../directory/index.js';
 import { LiveCache } from './live-cache.js';
-import { createPipeCache, type PipeCache, pipesChangedChannel } from './pipe-cache.js';
+import { createPipeCache, type PipeCache, parsePipeChange, pipesChangedChannel } from './pipe-cache.js';
 
 /** Most channels a web process keeps for target_id checks. */
 export const CHANNEL_CACHE_MAX_ENTRIES = 20_000;
@@ -21,7 +22,7 @@ export interface PipeRuntime {
   /**
    * Command client of the hot path (pipe budget, idempotency claims), no offline queue, apart
    * from the main client so that back-office and directory traffic does not queue in front of
-   * ingest. (ioredis auto-pipelining was measured: it costs more CPU per request than it saves.)
+   * ingest; its writes are batched per event-loop turn (redis/turn-batching.ts).
    */
   readonly redis: Redis;
   readonly pipes: PipeCache;
@@ -51,6 +52,8 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     maxRetriesPerRequest: 1,
     connectTimeout: config.dbTimeoutMs,
   });
+  // The commands of all requests served in one event-loop turn leave in one write.
+  batchWritesPerTurn(redis);
   redis.on('error', () => {}); // reported by the main client's listener
   await redis.connect();
   const closers: Array<() => Promise<void>> = [
@@ -83,6 +86,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
         else if (change.kind === 'bot') pipes.clear();
       },
       {
+        local: deps.changes,
         onResync: () => {
           channels.clear();
           pipes.clear();
@@ -126,8 +130,15 @@ async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() =>
     connectTimeout: deps.config.dbTimeoutMs,
   });
   sub.on('error', (err: Error) => deps.log.debug('pipe subscriber error', { error: err.message }));
-  sub.on('message', (from: string, pipeId: string) => {
-    if (from === channel) cache.invalidate(pipeId);
+  sub.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    const change = parsePipeChange(text);
+    // This process's own changes dropped the entry when they were made (below).
+    if (change.origin !== deps.changes.origin) cache.invalidate(change.id);
+  });
+  // This process's own pipe changes drop the entry before the change answers.
+  const stopLocal = deps.changes.on((change) => {
+    if (change.kind === 'pipe') cache.invalidate(change.id);
   });
   sub.on('close', () => cache.goOffline());
   const subscribe = async () => {
@@ -141,10 +152,12 @@ async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() =>
     await sub.connect();
     if (!cache.isLive) await subscribe();
   } catch (err) {
+    stopLocal();
     sub.disconnect();
     throw err;
   }
   return async () => {
+    stopLocal();
     sub.removeAllListeners('close');
     cache.goOffline();
     await sub.quit().catch(() => sub.disconnect());

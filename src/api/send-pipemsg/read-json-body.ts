@@ -1,0 +1,129 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
+import { HeraldError } from '../../errors/index.js';
+import { bodyTooLarge, checkKeys, explainParseFailure, hasBody, isJsonContentType } from '../json-rules.js';
+
+/*
+ * The send-pipemsg body reader. It takes the same bodies as the Koa routes' koa-body reader
+ * (json-rules.ts holds the shared rules) and gives the same answers, with less machinery per
+ * request: send-pipemsg is the one endpoint under third-party volume.
+ *
+ * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
+ * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
+ *   decoded text, so a small compressed body cannot unpack into a huge one.
+ * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
+ *   array (400), within the limit (413), without forbidden keys (400).
+ * - A POST without a body, or with an empty one, reads as `{}` with the text ''.
+ */
+
+export interface JsonBody {
+  /** The parsed body: an object or an array. */
+  readonly value: unknown;
+  /** The text as received (decoded), for hashing and parsing. */
+  readonly text: string;
+  /** The bytes of `text` (decompressed, without a byte-order mark), for template input. */
+  readonly bytes: Buffer;
+}
+
+/**
+ * The decompressor a Content-Encoding needs: null for none (identity), undefined for an
+ * encoding Herald does not take.
+ */
+function decoderFor(req: IncomingMessage): Transform | null | undefined {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+    case 'deflate':
+      // createUnzip takes gzip and zlib-wrapped deflate alike, telling them by their header.
+      return createUnzip();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** The first character a strict JSON body may start with, after whitespace: `{` or `[`. */
+const STRICT_START = /^[ \t\n\r]*[[{]/;
+
+function parse(text: string): unknown {
+  if (text === '') return {}; // as a POST without a body
+  if (!STRICT_START.test(text)) throw explainParseFailure(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw explainParseFailure(text);
+  }
+  checkKeys(value);
+  return value;
+}
+
+const unreadable = (detail: string): HeraldError => new HeraldError('BODY_UNREADABLE', { detail });
+
+/**
+ * Reads and parses the request's JSON body. Rejects with a HeraldError: 413 over `limitBytes`
+ * (the rest of the body is then left unread: answer with `Connection: close`), 415 for a type
+ * or encoding that is not JSON, 400 for anything unparsable or cut short.
+ */
+export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<JsonBody> {
+  if (!hasBody(req.headers)) return Promise.resolve({ value: {}, text: '', bytes: Buffer.alloc(0) });
+  if (!isJsonContentType(req.headers['content-type']))
+    return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
+  const decoder = decoderFor(req);
+  if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
+  if (decoder === null && Number(req.headers['content-length']) > limitBytes) {
+    return Promise.reject(bodyTooLarge(limitBytes));
+  }
+  const source: Readable = decoder === null ? req : req.pipe(decoder);
+
+  return new Promise<JsonBody>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err: HeraldError | null): void => {
+      if (settled) return;
+      settled = true;
+      source.off('data', onData);
+      if (decoder !== null) {
+        req.unpipe(decoder);
+        decoder.destroy();
+      }
+      if (err !== null) {
+        reject(err);
+        return;
+      }
+      let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      // A UTF-8 byte-order mark (EF BB BF) is not part of the JSON.
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+      const text = bytes.toString('utf8');
+      try {
+        resolve({ value: parse(text), text, bytes });
+      } catch (parseErr) {
+        reject(parseErr);
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limitBytes) finish(bodyTooLarge(limitBytes));
+      else chunks.push(chunk);
+    };
+    source.on('data', onData);
+    source.once('end', () => finish(null));
+    source.once('error', (err: Error) =>
+      finish(
+        source === req
+          ? unreadable(err.message)
+          : unreadable(`the content could not be decompressed (${err.message})`),
+      ),
+    );
+    // The client went away before the whole body arrived ('end' comes first on a complete body).
+    req.once('close', () => {
+      if (!req.complete) finish(unreadable('the connection closed before the whole body arrived'));
+    });
+  });
+}
