@@ -8,9 +8,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { cpuPerMessage, cpuTimes, pidOnPort } from './lib/cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 64;
 const WARMUP_SECONDS = 2;
 const BODY = JSON.stringify({ content: 'Pipeline **#4711** passed on `main` in 3m 12s' });
@@ -54,8 +55,24 @@ function cpuOf(child: ChildProcess): Promise<number> {
   });
 }
 
+/** Redis's pid, for its CPU per request (the same server serves both apps' calls). */
+const redisPid = pidOnPort(Number(new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').port || 6379));
+
+/** Socket reads Redis has done so far (INFO stats): how many writes its clients sent it. */
+async function redisReads(): Promise<number> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    return Number(/total_reads_processed:(\d+)/.exec(await client.info('stats'))?.[1]);
+  } finally {
+    client.disconnect();
+  }
+}
+
 async function run(server: ChildProcess, url: string, seconds: number, headers: Record<string, string> = {}) {
+  const reads0 = await redisReads();
   const cpu0 = await cpuOf(server);
+  const others0 = cpuTimes({ redis: redisPid, 'load generator': process.pid });
   const r = await autocannon({
     url,
     method: 'POST',
@@ -65,9 +82,22 @@ async function run(server: ChildProcess, url: string, seconds: number, headers: 
     body: BODY,
   });
   const cpu = (await cpuOf(server)) - cpu0;
+  const others = cpuPerMessage(
+    others0,
+    cpuTimes({ redis: redisPid, 'load generator': process.pid }),
+    r.requests.total,
+  );
+  const readsPerRequest = ((await redisReads()) - reads0) / r.requests.total;
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`non-2xx ${r.non2xx}, errors ${r.errors}`);
-  // Server CPU per request: robust to other load on the machine, unlike req/s.
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUs: cpu / r.requests.total };
+  // Server CPU per request: robust to other load on the machine, unlike req/s. Redis and the load
+  // generator share the machine's cores with the server, so theirs is printed too.
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpuUs: cpu / r.requests.total,
+    others: `${others}, ${readsPerRequest.toFixed(2)} Redis reads`,
+  };
 }
 
 async function main() {
@@ -90,7 +120,7 @@ async function main() {
     await run(herald.child, heraldUrl, WARMUP_SECONDS);
     const rows: Record<
       'baseline' | 'herald',
-      Array<{ rps: number; p50: number; p99: number; cpuUs: number }>
+      Array<{ rps: number; p50: number; p99: number; cpuUs: number; others: string }>
     > = {
       baseline: [],
       herald: [],
@@ -103,7 +133,7 @@ async function main() {
         const r = await run(server, url, SECONDS);
         rows[name].push(r);
         process.stdout.write(
-          `  round ${i + 1} ${name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req\n`,
+          `  round ${i + 1} ${name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req (${r.others})\n`,
         );
       }
     }
@@ -134,7 +164,7 @@ async function main() {
 
 /** Herald's web process with one pipe (a budget the load cannot exhaust). */
 async function serveHerald() {
-  const { createApp } = await import('../src/api/app.js');
+  const { createHttpHandler } = await import('../src/api/app.js');
   const { listen } = await import('../src/bin/http-server.js');
   const { loadConfig } = await import('../src/config/index.js');
   const { createLogger } = await import('../src/log/logger.js');
@@ -158,7 +188,7 @@ async function serveHerald() {
     channel_id: channel.id,
     rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
   });
-  const server = await listen(createApp(res).callback(), 0, '127.0.0.1');
+  const server = await listen(createHttpHandler(res), 0, '127.0.0.1');
   answerCpu();
   process.send?.({ port: server.port, token: access_token });
   process.on('SIGTERM', async () => {

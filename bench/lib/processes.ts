@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -7,6 +8,22 @@ const children = new Set<() => void>();
 process.on('exit', () => {
   for (const kill of children) kill();
 });
+
+/**
+ * The node flags the Procfile gives a process type ("worker: node --flag dist/bin/worker.js"
+ * gives ["--flag"]), so that a benchmark runs the process as production does.
+ */
+export function procfileNodeFlags(type: string): string[] {
+  const line = readFileSync(new URL('Procfile', `file://${root}`), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${type}:`));
+  if (line === undefined) throw new Error(`the Procfile has no ${type} process`);
+  const words = line
+    .slice(type.length + 1)
+    .trim()
+    .split(/\s+/);
+  return words.slice(1, -1);
+}
 
 export interface BenchProcess {
   readonly pid: number;
