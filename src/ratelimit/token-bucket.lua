@@ -5,13 +5,21 @@
 -- ARGV[2]  refill rate (tokens per second)
 -- ARGV[3]  cost of this request (tokens); clamped to capacity so an expensive request is slow,
 --          never impossible
+-- ARGV[4]  lease wanted (tokens), optional: tokens the calling process takes now to spend on its
+--          next requests without a call (ratelimit/bucket-leases.ts); granted only when the
+--          request is allowed, and at most 1/ARGV[6] of what the bucket holds after it
+-- ARGV[5]  refund (tokens), optional: leased tokens the process did not spend, put back first
+-- ARGV[6]  lease share divisor, optional (see ARGV[4])
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
---           time until full again (ms) }
+--           time until full again (ms), lease granted (tokens) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
 -- runs for every accepted pipe message, delivered message and bot call.
 local capacity = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local cost = math.min(tonumber(ARGV[3]), capacity)
+local want = tonumber(ARGV[4] or '0')
+local refund = tonumber(ARGV[5] or '0')
+local share = tonumber(ARGV[6] or '1')
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) -- microseconds
@@ -33,13 +41,18 @@ if tokens == nil or ts == nil then
   ts = now
 end
 
-tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000000)
+tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000000 + refund)
 
 local allowed = 0
 local retry_us = 0
+local granted = 0
 if tokens >= cost then
   tokens = tokens - cost
   allowed = 1
+  if want > 0 then
+    granted = math.min(want, math.floor(tokens / share))
+    tokens = tokens - granted
+  end
 else
   retry_us = math.ceil((cost - tokens) * 1000000 / rate)
 end
@@ -48,4 +61,4 @@ local full_us = math.ceil((capacity - tokens) * 1000000 / rate)
 -- A full bucket is the same as no bucket: let idle keys expire.
 redis.call('SET', KEYS[1], string.format('%.6f %d', tokens, now), 'PX', math.ceil(full_us / 1000) + 1000)
 
-return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000) }
+return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted }

@@ -23,7 +23,23 @@ export interface BucketResult {
   readonly limit: number;
 }
 
-type BucketCommand = (key: string, capacity: number, perSecond: number, cost: number) => Promise<number[]>;
+/** Tokens a process leases for its next requests, and gives back (ratelimit/bucket-leases.ts). */
+export interface LeaseRequest {
+  /** Tokens wanted beyond this request's cost. */
+  readonly want: number;
+  /** Leased tokens not spent, put back before this request is charged. */
+  readonly refund: number;
+  /** The lease is at most 1/shareDivisor of what the bucket holds after this request. */
+  readonly shareDivisor: number;
+}
+
+type BucketCommand = (
+  key: string,
+  capacity: number,
+  perSecond: number,
+  cost: number,
+  ...lease: number[]
+) => Promise<number[]>;
 
 /**
  * Takes `cost` tokens from the bucket at `key` (one Lua call, atomic, Redis server time).
@@ -35,15 +51,17 @@ export async function takeTokens(
   key: string,
   limit: BucketLimit,
   cost = 1,
-): Promise<BucketResult> {
+  lease?: LeaseRequest,
+): Promise<BucketResult & { readonly leased: number }> {
   const client = redis as Redis & Record<string, BucketCommand | undefined>;
   if (!client[COMMAND]) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: LUA });
   let reply: number[];
   try {
-    reply = await (client[COMMAND] as BucketCommand)(key, limit.capacity, limit.perSecond, cost);
+    const args = lease ? [lease.want, lease.refund, lease.shareDivisor] : [];
+    reply = await (client[COMMAND] as BucketCommand)(key, limit.capacity, limit.perSecond, cost, ...args);
   } catch (err) {
     throw asRedisDependencyError(err);
   }
-  const [allowed = 0, remaining = 0, retryAfterMs = 0, resetMs = 0] = reply;
-  return { allowed: allowed === 1, remaining, retryAfterMs, resetMs, limit: limit.capacity };
+  const [allowed = 0, remaining = 0, retryAfterMs = 0, resetMs = 0, leased = 0] = reply;
+  return { allowed: allowed === 1, remaining, retryAfterMs, resetMs, limit: limit.capacity, leased };
 }

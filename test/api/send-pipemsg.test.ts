@@ -312,6 +312,20 @@ describe('rate limit at the door', () => {
     expect(bad.status).toBe(429);
   });
 
+  it('a busy pipe is served from a lease, and Remaining still counts down by one', async () => {
+    const { pipe, access_token } = await createPipe({ rate_limit: { capacity: 1000, per_second: 0.01 } });
+    const remaining = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await send(access_token, { content: `m${i}` });
+      expect(r.status).toBe(200);
+      remaining.push(Number(r.headers.get('x-rate-limit-remaining')));
+    }
+    expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => 999 - i));
+    // The bucket in Redis is short of more than the 30 spent: this process holds a lease.
+    const raw = await app.res.pipeRuntime.redis.get(`${app.config.redisPrefix}:rl:pipe:${pipe.id}:send`);
+    expect(Number(raw?.split(' ')[0])).toBeLessThan(1000 - 30);
+  });
+
   it('the headers are on 400 answers of an admitted request too', async () => {
     const { access_token } = await createPipe();
     const r = await send(access_token, {});

@@ -66,6 +66,32 @@ describe('takeTokens', () => {
     expect(big).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('grants a lease only to an allowed request, at most 1/shareDivisor of what is left', async () => {
+    const key = `${prefix}:lease`;
+    const limit = { capacity: 100, perSecond: 0.001 };
+    // 99 left after the request: at most floor(99 / 16) = 6 of the 50 wanted.
+    const first = await takeTokens(a, key, limit, 1, { want: 50, refund: 0, shareDivisor: 16 });
+    expect(first).toMatchObject({ allowed: true, leased: 6, remaining: 93 });
+    // Less wanted than the share allows: exactly what is wanted.
+    const second = await takeTokens(a, key, limit, 1, { want: 2, refund: 0, shareDivisor: 16 });
+    expect(second).toMatchObject({ allowed: true, leased: 2, remaining: 90 });
+    // A refused request gets nothing.
+    const refused = await takeTokens(a, key, limit, 100, { want: 50, refund: 0, shareDivisor: 16 });
+    expect(refused).toMatchObject({ allowed: false, leased: 0, remaining: 90 });
+    // Without lease arguments nothing is leased.
+    expect(await takeTokens(a, key, limit)).toMatchObject({ allowed: true, leased: 0, remaining: 89 });
+  });
+
+  it('puts a refund back before charging, never above capacity', async () => {
+    const key = `${prefix}:refund`;
+    const limit = { capacity: 10, perSecond: 0.001 };
+    expect((await takeTokens(a, key, limit, 8)).remaining).toBe(2);
+    const back = await takeTokens(a, key, limit, 1, { want: 0, refund: 5, shareDivisor: 16 });
+    expect(back.remaining).toBe(6);
+    const capped = await takeTokens(a, key, limit, 1, { want: 0, refund: 50, shareDivisor: 16 });
+    expect(capped.remaining).toBe(9);
+  });
+
   it('lets an idle bucket expire once it would be full again', async () => {
     const key = `${prefix}:expire`;
     await takeTokens(a, key, { capacity: 10, perSecond: 5 }, 5);

@@ -91,7 +91,8 @@ async function accept(
   const query = parseQuery(queryString);
   const found = authenticatePipe(deps, pipeToken(req.headers.authorization, query));
   const pipe = found instanceof Promise ? await found : found;
-  const budget = await takePipeBudget(deps, pipe);
+  const taken = takePipeBudget(deps, pipe);
+  const budget = taken instanceof Promise ? await taken : taken;
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
   const body = await readJsonBody(req, deps.config.bodyLimitBytes);

@@ -4,7 +4,7 @@ import { metricsFor } from '../../metrics/index.js';
 import { bodyInput } from '../../queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
-import { type BucketResult, takeTokens } from '../../ratelimit/token-bucket.js';
+import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { isTextChannel } from '../directory/index.js';
 import {
   acceptClaim,
@@ -19,7 +19,7 @@ import type { PipeDeps } from './runtime.js';
 
 /*
  * The hot path of send-pipemsg: token -> pipe from the in-process cache, the pipe's budget
- * (one Redis call), then the message stored as a BullMQ job (one Redis call), plus one claim
+ * (one Redis call, or none while this process holds a lease on a busy pipe), then the message stored as a BullMQ job (one Redis call), plus one claim
  * and one confirmation when the sender gives an Idempotency-Key. No database read: the pipe
  * cache holds what the job needs, and a target_id other than the pipe's channel is checked
  * against the channel cache.
@@ -33,10 +33,16 @@ export function authenticatePipe(deps: PipeDeps, token: string): CachedPipe | Pr
   return resolvePipeToken(deps.pipeRuntime.pipes, token);
 }
 
-/** Takes one message from the pipe's budget (shared by every web process through Redis). */
-export function takePipeBudget(deps: PipeDeps, pipe: CachedPipe, bucket = 'send'): Promise<BucketResult> {
-  return takeTokens(
-    deps.pipeRuntime.redis,
+/**
+ * Takes one message from the pipe's budget (shared by every web process through Redis; a busy
+ * pipe is served from this process's lease, without a promise then: ratelimit/bucket-leases.ts).
+ */
+export function takePipeBudget(
+  deps: PipeDeps,
+  pipe: CachedPipe,
+  bucket = 'send',
+): BucketResult | Promise<BucketResult> {
+  return deps.pipeRuntime.budgets.take(
     `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`,
     pipe.rate_limit,
   );

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
+import { BucketLeases } from '../../ratelimit/bucket-leases.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import { batchWritesPerTurn } from '../../redis/turn-batching.js';
 import type { ChannelRecord } from '../../store/index.js';
@@ -25,6 +26,8 @@ export interface PipeRuntime {
    * ingest; its writes are batched per event-loop turn (redis/turn-batching.ts).
    */
   readonly redis: Redis;
+  /** The pipes' rate-limit buckets, on `redis`, with this process's leases. */
+  readonly budgets: BucketLeases;
   readonly pipes: PipeCache;
   readonly channels: LiveCache<ChannelRecord>;
   readonly defaultLimit: BucketLimit;
@@ -104,6 +107,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   return {
     queue: queue.queue,
     redis,
+    budgets: new BucketLeases(redis),
     pipes,
     channels,
     defaultLimit,

@@ -1,0 +1,166 @@
+import type { Redis } from 'ioredis';
+import { type BucketLimit, type BucketResult, takeTokens } from './token-bucket.js';
+
+/*
+ * Leased tokens: a process that sees many requests on one bucket takes a few tokens more than a
+ * request needs and spends them on its next requests without a Redis call. The budget stays in
+ * Redis and shared: leased tokens have left the bucket, so all processes together never accept
+ * more than capacity + rate x t. What a lease costs is fairness at the edges: tokens one process
+ * holds are not there for another until it spends or gives them back. So a lease is
+ * - only taken on demand: at most the tokens this process spent on the bucket in the last window,
+ *   so a lone request or a slow sender never leases (exact Redis accounting as before);
+ * - small against the bucket: at most 1/LEASE_SHARE_DIVISOR of what is left after the request
+ *   (a 60-token pipe bucket leases at most 3, one of 16 or fewer none);
+ * - short: unspent tokens are handed back with the next call after LEASE_TTL_MS.
+ */
+
+/** How long leased tokens may be spent, in ms; also the window that measures demand. */
+export const LEASE_TTL_MS = 100;
+/** Most tokens one process leases in one call. */
+export const MAX_LEASE_TOKENS = 256;
+/** A lease is at most 1/this of the tokens the bucket holds after the request. */
+export const LEASE_SHARE_DIVISOR = 16;
+/** Most buckets a process keeps lease state for; the oldest is dropped (its tokens are lost). */
+export const MAX_LEASED_BUCKETS = 10_000;
+
+interface Lease {
+  readonly capacity: number;
+  readonly perSecond: number;
+  /** Leased tokens not spent yet. */
+  tokens: number;
+  /** Leased tokens that expired unspent, handed back with the next call. */
+  refund: number;
+  /** The last lease's size: a new one is fetched ahead when half of it is spent. */
+  granted: number;
+  /** performance.now() after which `tokens` may no longer be spent. */
+  expiresAt: number;
+  /** Tokens left in Redis at the last answer (for X-Rate-Limit-Remaining). */
+  redisRemaining: number;
+  /** Demand: tokens asked for in the current window and in the one before. */
+  windowStart: number;
+  spent: number;
+  spentBefore: number;
+  /** The call in flight that asks for a lease, if any: requests that find no tokens wait for it. */
+  leasing: Promise<unknown> | null;
+}
+
+/** Token buckets in Redis, with per-process leases for busy buckets. One per process. */
+export class BucketLeases {
+  private readonly leases = new Map<string, Lease>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Takes `cost` tokens from the bucket at `key`: from this process's lease when it holds
+   * enough (no promise then), else from Redis. Raises DependencyError when Redis is needed and
+   * unreachable.
+   */
+  take(key: string, limit: BucketLimit, cost = 1): BucketResult | Promise<BucketResult> {
+    const lease = this.leaseFor(key, limit);
+    const now = this.now();
+    if (now - lease.windowStart >= LEASE_TTL_MS) {
+      lease.spentBefore = now - lease.windowStart < 2 * LEASE_TTL_MS ? lease.spent : 0;
+      lease.spent = 0;
+      lease.windowStart = now;
+    }
+    lease.spent += cost;
+    return this.spend(key, lease, limit, cost);
+  }
+
+  private spend(
+    key: string,
+    lease: Lease,
+    limit: BucketLimit,
+    cost: number,
+    waited = false,
+  ): BucketResult | Promise<BucketResult> {
+    const now = this.now();
+    if (lease.tokens > 0 && now >= lease.expiresAt) {
+      lease.refund += lease.tokens;
+      lease.tokens = 0;
+    }
+    if (cost <= lease.tokens) {
+      lease.tokens -= cost;
+      if (lease.tokens * 2 < lease.granted && lease.leasing === null) {
+        // Fetch the next lease while this one still serves (a failure only means no lease).
+        this.call(key, lease, limit, 0).catch(() => {});
+      }
+      return this.localResult(lease);
+    }
+    if (!waited && lease.leasing !== null) {
+      // A lease is on its way: wait for it once rather than make one more call. After that,
+      // call: when the bucket ran low (no lease granted), refused requests are not serialised.
+      const again = () => this.spend(key, lease, limit, cost, true);
+      return lease.leasing.then(again, again);
+    }
+    return this.call(key, lease, limit, cost);
+  }
+
+  private async call(key: string, lease: Lease, limit: BucketLimit, cost: number): Promise<BucketResult> {
+    // A request the lease cannot serve gives back the few tokens left (they would only expire);
+    // a lease fetched ahead (cost 0) keeps them.
+    const refund = lease.refund + (cost > 0 ? lease.tokens : 0);
+    lease.refund = 0;
+    if (cost > 0) lease.tokens = 0;
+    const demand = Math.max(lease.spent, lease.spentBefore);
+    // One lease at a time per bucket; other calls only take their own cost.
+    const want = lease.leasing === null && demand > cost ? Math.min(MAX_LEASE_TOKENS, demand) : 0;
+    const pending = takeTokens(this.redis, key, limit, cost, {
+      want,
+      refund,
+      shareDivisor: LEASE_SHARE_DIVISOR,
+    });
+    if (want > 0) lease.leasing = pending;
+    try {
+      const r = await pending;
+      if (want > 0) {
+        lease.tokens += r.leased;
+        lease.granted = r.leased;
+        lease.expiresAt = this.now() + LEASE_TTL_MS;
+      }
+      lease.redisRemaining = r.remaining;
+      return { ...r, remaining: r.remaining + lease.tokens };
+    } finally {
+      if (lease.leasing === pending) lease.leasing = null;
+    }
+  }
+
+  private localResult(lease: Lease): BucketResult {
+    const remaining = Math.min(lease.capacity, lease.redisRemaining + lease.tokens);
+    return {
+      allowed: true,
+      remaining,
+      retryAfterMs: 0,
+      resetMs: Math.ceil(((lease.capacity - remaining) * 1000) / lease.perSecond),
+      limit: lease.capacity,
+    };
+  }
+
+  private leaseFor(key: string, limit: BucketLimit): Lease {
+    const found = this.leases.get(key);
+    if (found && found.capacity === limit.capacity && found.perSecond === limit.perSecond) return found;
+    // A changed limit starts a new lease; the old one's tokens go back with its first call.
+    if (!found && this.leases.size >= MAX_LEASED_BUCKETS) {
+      const oldest = this.leases.keys().next().value;
+      if (oldest !== undefined) this.leases.delete(oldest);
+    }
+    const lease: Lease = {
+      capacity: limit.capacity,
+      perSecond: limit.perSecond,
+      tokens: 0,
+      refund: found ? found.tokens + found.refund : 0,
+      granted: 0,
+      expiresAt: 0,
+      redisRemaining: 0,
+      windowStart: this.now(),
+      spent: 0,
+      spentBefore: 0,
+      leasing: null,
+    };
+    this.leases.set(key, lease);
+    return lease;
+  }
+}
