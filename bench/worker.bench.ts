@@ -235,21 +235,31 @@ while (Date.now() < recordsDeadline && (await app.res.redis.xlen(logKey)) > 0) {
 // sent_at of each message, as its job's return value (the outcome the worker also writes to the
 // delivery record): read from Redis in pipelined batches rather than one store read per message.
 const latencies: number[] = [];
+// Where the time goes: waiting in the queue (accepted -> the worker took the job, BullMQ's
+// processedOn) and in the worker (taken -> sent).
+const waits: number[] = [];
+const works: number[] = [];
 const jobKey = (id: string) => `${app.config.redisPrefix}:pipe-messages:${id}`;
 for (let i = 0; i < accepted.length; i += 500) {
   const batch = accepted.slice(i, i + 500);
   const replies = await batch
-    .reduce((p, a) => p.hget(jobKey(a.msg_id), 'returnvalue'), app.res.redis.pipeline())
+    .reduce((p, a) => p.hmget(jobKey(a.msg_id), 'returnvalue', 'processedOn'), app.res.redis.pipeline())
     .exec();
   batch.forEach((a, k) => {
-    const raw = replies?.[k]?.[1];
+    const [raw, processedOn] = (replies?.[k]?.[1] ?? []) as Array<string | null>;
     const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
-    if (typeof sentAt === 'number') latencies.push(sentAt - a.accepted_at);
+    if (typeof sentAt !== 'number') return;
+    latencies.push(sentAt - a.accepted_at);
+    if (processedOn) {
+      waits.push(Number(processedOn) - a.accepted_at);
+      works.push(sentAt - Number(processedOn));
+    }
   });
 }
-latencies.sort((a, b) => a - b);
-const pct = (p: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
+for (const xs of [latencies, waits, works]) xs.sort((a, b) => a - b);
+const pctOf = (xs: number[], p: number) =>
+  xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
+const pct = (p: number) => pctOf(latencies, p);
 // How late this process added each message against its schedule (message i is due at
 // latencyStart + i / RATE s). This process also answers as the relay sink on the same 2 cores;
 // when it runs late, the messages that fell due meanwhile reach the worker as one burst, and the
@@ -305,6 +315,7 @@ process.stdout.write(
     `                             Herald: ${cpu.herald || 'n/a'}`,
     `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
     `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${latencies.length} of ${latencyTotal} messages sent): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)} ms (goal p99 < 15 ms)`,
+    `                    of which in the queue (accepted -> taken) p50 ${pctOf(waits, 50)} ms, p99 ${pctOf(waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(works, 50)} ms, p99 ${pctOf(works, 99)} ms`,
     `                    the producer ran late on its schedule by p50 ${latePct(50)} ms, p99 ${latePct(99)} ms, max ${latePct(100)} ms (late messages arrive together)`,
     `worker memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
     `                                 heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,

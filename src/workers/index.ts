@@ -9,6 +9,7 @@ import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { metricsFor } from '../metrics/index.js';
 import { pipeProbes } from '../metrics/pipe-probes.js';
 import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
+import { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
@@ -85,7 +86,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     const renderer = new RenderPool(config.renderThreads, log);
     closers.push(() => renderer.close());
     await renderer.ready();
-    const ctx = { deps, caches, metrics, sentLog, renderer };
+    const ctx = { deps, caches, metrics, sentLog, renderer, budgets: new BucketLeases(deps.redis) };
     // A database or Redis outage delays the job without spending an attempt (dependency-wait.ts).
     const processor = waitOutDependencyErrors<PipeJob, unknown>(
       (job, token) => processPipeJob(ctx, job, token),

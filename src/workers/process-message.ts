@@ -20,7 +20,7 @@ import { templateForSend } from '../domain/templates/index.js';
 import { HeraldError } from '../errors/index.js';
 import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
-import { takeTokens } from '../ratelimit/token-bucket.js';
+import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { convertCard } from '../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
 import type { BotRecord } from '../store/index.js';
@@ -50,6 +50,8 @@ export interface ProcessContext {
   readonly metrics: HeraldMetrics;
   readonly sentLog: SentLog;
   readonly renderer: RenderPool;
+  /** The bots' message buckets, with this process's leases on busy ones. */
+  readonly budgets: BucketLeases;
 }
 
 /** What the checks and the render produce: a message ready to send, and what it costs. */
@@ -250,8 +252,7 @@ export async function processPipeJob(
   try {
     const prepared = await prepare(ctx, data);
     notPermissionsMention = prepared.notPermissionsMention;
-    const budget = await takeTokens(
-      deps.redis,
+    const budget = await ctx.budgets.take(
       messageBucketKey(deps.config.redisPrefix, data.bot_id),
       messageLimit(prepared.bot),
       prepared.cost,
