@@ -1,28 +1,21 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
 import { BucketLeases, LEASE_TTL_MS, MAX_LEASE_TOKENS } from '../../src/ratelimit/bucket-leases.js';
 import type { BucketResult } from '../../src/ratelimit/token-bucket.js';
-import { uniqueName } from '../helpers/test-app.js';
+import { useFileRedis } from '../helpers/redis.js';
 
 /*
  * Leases over the real Redis script. The clock that measures demand and lease age is a number
  * the test moves; Redis keeps its own time. Whether a take was served from the lease is what
  * take() answers: a result (no Redis call) or a promise (a call).
  */
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `herald-test-${uniqueName('leases')}`;
+const file = useFileRedis('leases', 2);
+const prefix = file.prefix;
 let a: Redis;
 let b: Redis;
 beforeAll(() => {
-  a = new Redis(url);
-  b = new Redis(url);
-});
-afterAll(async () => {
-  const keys = await a.keys(`${prefix}:*`);
-  if (keys.length) await a.del(...keys);
-  a.disconnect();
-  b.disconnect();
+  [a, b] = file.clients as [Redis, Redis];
 });
 
 function clock() {

@@ -1,23 +1,16 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
 import { takeTokens } from '../../src/ratelimit/token-bucket.js';
-import { uniqueName } from '../helpers/test-app.js';
+import { useFileRedis } from '../helpers/redis.js';
 
 /** The Lua script runs on the real Redis: nothing here is stubbed. */
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `herald-test-${uniqueName('bucket')}`;
+const file = useFileRedis('bucket', 2);
+const prefix = file.prefix;
 let a: Redis;
 let b: Redis;
 beforeAll(() => {
-  a = new Redis(url);
-  b = new Redis(url);
-});
-afterAll(async () => {
-  const keys = await a.keys(`${prefix}:*`);
-  if (keys.length) await a.del(...keys);
-  a.disconnect();
-  b.disconnect();
+  [a, b] = file.clients as [Redis, Redis];
 });
 
 describe('takeTokens', () => {

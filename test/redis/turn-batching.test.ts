@@ -1,17 +1,20 @@
 import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { batchWritesPerTurn, holdWritesThisTurn } from '../../src/redis/turn-batching.js';
-import { uniqueName } from '../helpers/test-app.js';
+import { TEST_REDIS_URL, useFileRedis } from '../helpers/redis.js';
 
 /*
  * On the real Redis. Writes are counted where the socket hands them to the operating system
  * (its _write and _writev: one call, one write request). Counting what a server reads would not
  * do: writes made in one turn reach a peer that reads later as one chunk, batched or not.
  */
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `herald-test-${uniqueName('turn')}`;
+const file = useFileRedis('turn');
+const prefix = file.prefix;
 let redis: Redis;
+beforeAll(() => {
+  [redis] = file.clients as [Redis];
+});
 
 /** Counts the socket's writes from now on. */
 function countWrites(client: Redis): { readonly count: number } {
@@ -31,21 +34,11 @@ function countWrites(client: Redis): { readonly count: number } {
 }
 
 const newClient = async (): Promise<Redis> => {
-  const client = new Redis(url);
+  const client = new Redis(TEST_REDIS_URL);
   onTestFinished(() => client.disconnect());
   await client.ping();
   return client;
 };
-
-beforeAll(async () => {
-  redis = new Redis(url);
-  await redis.ping();
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
 
 describe('holdWritesThisTurn', () => {
   it("sends the commands of one turn in one write, with every command's own answer", async () => {
