@@ -44,7 +44,10 @@ interface Lease {
   leasing: Promise<unknown> | null;
 }
 
-/** Token buckets in Redis, with per-process leases for busy buckets. One per process. */
+/**
+ * Token buckets in Redis, with per-process leases for busy buckets. One per process and use
+ * (the web's pipe budgets, a worker's bot budgets): leases are only shared within one.
+ */
 export class BucketLeases {
   private readonly leases = new Map<string, Lease>();
 

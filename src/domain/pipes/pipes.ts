@@ -106,8 +106,8 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     token_hash: hash,
     now: deps.now(),
   });
-  // A process that was asked for this id before it existed may hold "no such pipe".
-  deps.pipeRuntime.pipes.invalidate(id);
+  // A process that was asked for this id before it existed may hold "no such pipe"; this one
+  // drops it inside announcePipeChange, before the call answers.
   await announcePipeChange(deps, id);
   return { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
 }
@@ -143,7 +143,6 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
     }
     const updated = await deps.store.pipes.update(id, changes, deps.now());
     if (!updated) throw new NotFoundError('pipe');
-    deps.pipeRuntime.pipes.invalidate(id);
     await announcePipeChange(deps, id);
     return updated;
   });
@@ -154,7 +153,6 @@ export async function rotatePipeToken(deps: PipeDeps, id: string): Promise<Issue
   return withRecordLock(deps.redis, lockKey(deps, id), async () => {
     const { token, hash } = issuePipeToken(id);
     if (!(await deps.store.pipes.setTokenHash(id, hash, deps.now()))) throw new NotFoundError('pipe');
-    deps.pipeRuntime.pipes.invalidate(id);
     await announcePipeChange(deps, id);
     return { access_token: token, url: callbackUrl(deps, token) };
   });
@@ -163,7 +161,6 @@ export async function rotatePipeToken(deps: PipeDeps, id: string): Promise<Issue
 export async function deletePipe(deps: PipeDeps, id: string): Promise<void> {
   await withRecordLock(deps.redis, lockKey(deps, id), async () => {
     if (!(await deps.store.pipes.delete(id))) throw new NotFoundError('pipe');
-    deps.pipeRuntime.pipes.invalidate(id);
     await announcePipeChange(deps, id);
   });
 }
