@@ -12,8 +12,9 @@
  *    the Herald worker; against a no-op BullMQ worker draining N jobs of the same size, same
  *    concurrency, same run. Rounds alternate (no-op, Herald, no-op, Herald, ...); prints the
  *    median rates and their ratio.
- * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 from the
- *    delivery records (sent_at - accepted_at).
+ * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 (sent_at, the
+ *    job's outcome, - accepted_at). The same schedule into the no-op worker first gives the floor
+ *    that BullMQ and this machine set (accepted -> finishedOn).
  * 3. Memory: the worker process's RSS and heap, sampled through phase 2 (and through a longer
  *    run with BENCH_MEMORY_MESSAGES).
  *
@@ -27,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Queue } from 'bullmq';
 import { bodyInput } from '../src/queue/job-input.js';
-import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
+import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../src/queue/pipe-messages.js';
 import { sentLogKey } from '../src/workers/sent-log.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp } from '../test/helpers/test-app.js';
@@ -202,76 +203,107 @@ const sample = async () => {
     heap: value('herald_process_nodejs_heap_size_used_bytes'),
   });
 };
-const accepted: PipeJob[] = [];
-const latencyTotal = RATE * LATENCY_SECONDS;
-const latencyBefore = await finished(queue);
-// Added every 2 ms as they fall due (one job per tick at 500/s), as requests reach the ingest one
-// by one, not in bursts.
-const tickMs = 2;
-const perTick = (RATE * tickMs) / 1000;
-const latencyStart = Date.now();
-const sampler = setInterval(() => void sample(), 1000);
-while (accepted.length < latencyTotal) {
-  const due = Math.min(latencyTotal, Math.floor(((Date.now() - latencyStart) / tickMs + 1) * perTick));
-  const batch: Array<{ name: typeof PIPE_JOB_NAME; data: PipeJob; opts: { jobId: string } }> = [];
-  while (accepted.length < due) {
-    const data = job();
-    accepted.push(data);
-    batch.push({ name: PIPE_JOB_NAME, data, opts: { jobId: data.msg_id } });
-  }
-  if (batch.length > 0) await queue.addBulk(batch);
-  await new Promise((r) => setTimeout(r, tickMs));
+interface LatencyRun {
+  /** accepted -> done (Herald: sent_at; no-op: BullMQ's finishedOn), sorted, in ms. */
+  readonly total: number[];
+  /** accepted -> taken (BullMQ's processedOn), sorted. */
+  readonly waits: number[];
+  /** taken -> done, sorted. */
+  readonly works: number[];
+  /** How late this process added each message against its schedule, sorted. */
+  readonly lateness: number[];
 }
-await waitFinished(queue, latencyBefore + latencyTotal);
-clearInterval(sampler);
-// Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in.
-// Asked of Redis (the log is empty once every record is stored): counting records in the store
-// while it writes them would load the store that the worker's flusher is waiting on.
-const logKey = sentLogKey(app.config.redisPrefix);
-const recordsDeadline = Date.now() + 120_000;
-while (Date.now() < recordsDeadline && (await app.res.redis.xlen(logKey)) > 0) {
-  await new Promise((r) => setTimeout(r, 200));
-}
-// sent_at of each message, as its job's return value (the outcome the worker also writes to the
-// delivery record): read from Redis in pipelined batches rather than one store read per message.
-const latencies: number[] = [];
-// Where the time goes: waiting in the queue (accepted -> the worker took the job, BullMQ's
-// processedOn) and in the worker (taken -> sent).
-const waits: number[] = [];
-const works: number[] = [];
-const jobKey = (id: string) => `${app.config.redisPrefix}:pipe-messages:${id}`;
-for (let i = 0; i < accepted.length; i += 500) {
-  const batch = accepted.slice(i, i + 500);
-  const replies = await batch
-    .reduce((p, a) => p.hmget(jobKey(a.msg_id), 'returnvalue', 'processedOn'), app.res.redis.pipeline())
-    .exec();
-  batch.forEach((a, k) => {
-    const [raw, processedOn] = (replies?.[k]?.[1] ?? []) as Array<string | null>;
-    const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
-    if (typeof sentAt !== 'number') return;
-    latencies.push(sentAt - a.accepted_at);
-    if (processedOn) {
-      waits.push(Number(processedOn) - a.accepted_at);
-      works.push(sentAt - Number(processedOn));
+
+/**
+ * Adds RATE jobs per second to `q` for LATENCY_SECONDS, waits until all are finished, and reads
+ * each job's times from Redis. `doneAt` tells when a job was done from its return value and
+ * BullMQ's finishedOn.
+ */
+async function latencyRun(
+  q: Queue,
+  queueName: string,
+  doneAt: (returnvalue: string | null, finishedOn: string | null) => number | undefined,
+  afterwards: () => Promise<void> = async () => {},
+): Promise<LatencyRun> {
+  const accepted: PipeJob[] = [];
+  const before = await finished(q);
+  // Added every 2 ms as they fall due (one job per tick at 500/s), as requests reach the ingest
+  // one by one, not in bursts.
+  const tickMs = 2;
+  const perTick = (RATE * tickMs) / 1000;
+  const start = Date.now();
+  while (accepted.length < latencyTotal) {
+    const due = Math.min(latencyTotal, Math.floor(((Date.now() - start) / tickMs + 1) * perTick));
+    const batch: Array<{ name: typeof PIPE_JOB_NAME; data: PipeJob; opts: { jobId: string } }> = [];
+    while (accepted.length < due) {
+      const data = job();
+      accepted.push(data);
+      batch.push({ name: PIPE_JOB_NAME, data, opts: { jobId: data.msg_id } });
     }
-  });
+    if (batch.length > 0) await q.addBulk(batch);
+    await new Promise((r) => setTimeout(r, tickMs));
+  }
+  await waitFinished(q, before + latencyTotal);
+  await afterwards();
+  // Read from Redis in pipelined batches rather than one store read per message.
+  const run: LatencyRun = { total: [], waits: [], works: [], lateness: [] };
+  const jobKey = (id: string) => `${app.config.redisPrefix}:${queueName}:${id}`;
+  for (let i = 0; i < accepted.length; i += 500) {
+    const batch = accepted.slice(i, i + 500);
+    const replies = await batch
+      .reduce(
+        (p, a) => p.hmget(jobKey(a.msg_id), 'returnvalue', 'processedOn', 'finishedOn'),
+        app.res.redis.pipeline(),
+      )
+      .exec();
+    batch.forEach((a, k) => {
+      const [raw, processedOn, finishedOn] = (replies?.[k]?.[1] ?? []) as Array<string | null>;
+      const done = doneAt(raw ?? null, finishedOn ?? null);
+      if (done === undefined) return;
+      run.total.push(done - a.accepted_at);
+      if (processedOn) {
+        run.waits.push(Number(processedOn) - a.accepted_at);
+        run.works.push(done - Number(processedOn));
+      }
+    });
+  }
+  // Message i is due at start + i / RATE s. This process also answers as the relay sink on the
+  // same 2 cores; when it runs late, the messages that fell due meanwhile reach the worker as one
+  // burst, and the tail includes the worker draining such bursts.
+  for (const [i, a] of accepted.entries()) run.lateness.push(a.accepted_at - (start + (i * 1000) / RATE));
+  for (const xs of [run.total, run.waits, run.works, run.lateness]) xs.sort((a, b) => a - b);
+  return run;
 }
-for (const xs of [latencies, waits, works]) xs.sort((a, b) => a - b);
+
+const latencyTotal = RATE * LATENCY_SECONDS;
+// The baseline first, on its own: what BullMQ alone adds on this machine at this rate.
+const noopLatency = await latencyRun(noopQueue, 'bench-noop', (_raw, finishedOn) =>
+  finishedOn ? Number(finishedOn) : undefined,
+);
+const sampler = setInterval(() => void sample(), 1000);
+const heraldLatency = await latencyRun(
+  queue,
+  PIPE_QUEUE,
+  // sent_at, as the job's return value (the outcome the worker also writes to the delivery record).
+  (raw) => {
+    const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
+    return typeof sentAt === 'number' ? sentAt : undefined;
+  },
+  async () => {
+    clearInterval(sampler);
+    // Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in.
+    // Asked of Redis (the log is empty once every record is stored): counting records in the
+    // store while it writes them would load the store that the worker's flusher is waiting on.
+    const logKey = sentLogKey(app.config.redisPrefix);
+    const recordsDeadline = Date.now() + 120_000;
+    while (Date.now() < recordsDeadline && (await app.res.redis.xlen(logKey)) > 0) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  },
+);
 const pctOf = (xs: number[], p: number) =>
-  xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
-const pct = (p: number) => pctOf(latencies, p);
-// How late this process added each message against its schedule (message i is due at
-// latencyStart + i / RATE s). This process also answers as the relay sink on the same 2 cores;
-// when it runs late, the messages that fell due meanwhile reach the worker as one burst, and the
-// tail above includes the worker draining such bursts.
-const lateness = accepted
-  .map((a, i) => a.accepted_at - (latencyStart + (i * 1000) / RATE))
-  .sort((a, b) => a - b);
-const latePct = (p: number) =>
-  Math.max(
-    0,
-    Math.round(lateness[Math.min(lateness.length - 1, Math.floor((p / 100) * lateness.length))] ?? 0),
-  );
+  Math.round(xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN);
+const late = (xs: number[], p: number) => Math.max(0, pctOf(xs, p));
 
 // --- 3. Optional long run for memory.
 // Counted from the worker's own metrics: the queue keeps at most PIPE_JOB_KEEP_COMPLETED_COUNT
@@ -314,9 +346,10 @@ process.stdout.write(
     `CPU per message, last round: no-op: ${cpu.noop || 'n/a'}`,
     `                             Herald: ${cpu.herald || 'n/a'}`,
     `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
-    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${latencies.length} of ${latencyTotal} messages sent): p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)} ms (goal p99 < 15 ms)`,
-    `                    of which in the queue (accepted -> taken) p50 ${pctOf(waits, 50)} ms, p99 ${pctOf(waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(works, 50)} ms, p99 ${pctOf(works, 99)} ms`,
-    `                    the producer ran late on its schedule by p50 ${latePct(50)} ms, p99 ${latePct(99)} ms, max ${latePct(100)} ms (late messages arrive together)`,
+    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
+    `                    of which in the queue (accepted -> taken) p50 ${pctOf(heraldLatency.waits, 50)} ms, p99 ${pctOf(heraldLatency.waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(heraldLatency.works, 50)} ms, p99 ${pctOf(heraldLatency.works, 99)} ms`,
+    `                    the producer ran late on its schedule by p50 ${late(heraldLatency.lateness, 50)} ms, p99 ${late(heraldLatency.lateness, 99)} ms, max ${late(heraldLatency.lateness, 100)} ms (late messages arrive together)`,
+    `no-op accept-to-done at the same rate (${noopLatency.total.length} of ${latencyTotal}): p50 ${pctOf(noopLatency.total, 50)} ms, p99 ${pctOf(noopLatency.total, 99)} ms, max ${noopLatency.total.at(-1)} ms; producer late p99 ${late(noopLatency.lateness, 99)} ms`,
     `worker memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
     `                                 heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,
     MEMORY_MESSAGES > 0
