@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Queue } from 'bullmq';
 import { bodyInput } from '../src/queue/job-input.js';
-import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../src/queue/pipe-messages.js';
+import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
 import { sentLogKey } from '../src/workers/sent-log.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp } from '../test/helpers/test-app.js';
@@ -214,6 +214,8 @@ interface LatencyRun {
   readonly lateness: number[];
 }
 
+const latencyTotal = RATE * LATENCY_SECONDS;
+
 /**
  * Adds RATE jobs per second to `q` for LATENCY_SECONDS, waits until all are finished, and reads
  * each job's times from Redis. `doneAt` tells when a job was done from its return value and
@@ -221,9 +223,7 @@ interface LatencyRun {
  */
 async function latencyRun(
   q: Queue,
-  queueName: string,
   doneAt: (returnvalue: string | null, finishedOn: string | null) => number | undefined,
-  afterwards: () => Promise<void> = async () => {},
 ): Promise<LatencyRun> {
   const accepted: PipeJob[] = [];
   const before = await finished(q);
@@ -244,15 +244,13 @@ async function latencyRun(
     await new Promise((r) => setTimeout(r, tickMs));
   }
   await waitFinished(q, before + latencyTotal);
-  await afterwards();
   // Read from Redis in pipelined batches rather than one store read per message.
   const run: LatencyRun = { total: [], waits: [], works: [], lateness: [] };
-  const jobKey = (id: string) => `${app.config.redisPrefix}:${queueName}:${id}`;
   for (let i = 0; i < accepted.length; i += 500) {
     const batch = accepted.slice(i, i + 500);
     const replies = await batch
       .reduce(
-        (p, a) => p.hmget(jobKey(a.msg_id), 'returnvalue', 'processedOn', 'finishedOn'),
+        (p, a) => p.hmget(q.toKey(a.msg_id), 'returnvalue', 'processedOn', 'finishedOn'),
         app.res.redis.pipeline(),
       )
       .exec();
@@ -275,32 +273,25 @@ async function latencyRun(
   return run;
 }
 
-const latencyTotal = RATE * LATENCY_SECONDS;
 // The baseline first, on its own: what BullMQ alone adds on this machine at this rate.
-const noopLatency = await latencyRun(noopQueue, 'bench-noop', (_raw, finishedOn) =>
+const noopLatency = await latencyRun(noopQueue, (_raw, finishedOn) =>
   finishedOn ? Number(finishedOn) : undefined,
 );
 const sampler = setInterval(() => void sample(), 1000);
-const heraldLatency = await latencyRun(
-  queue,
-  PIPE_QUEUE,
-  // sent_at, as the job's return value (the outcome the worker also writes to the delivery record).
-  (raw) => {
-    const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
-    return typeof sentAt === 'number' ? sentAt : undefined;
-  },
-  async () => {
-    clearInterval(sampler);
-    // Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in.
-    // Asked of Redis (the log is empty once every record is stored): counting records in the
-    // store while it writes them would load the store that the worker's flusher is waiting on.
-    const logKey = sentLogKey(app.config.redisPrefix);
-    const recordsDeadline = Date.now() + 120_000;
-    while (Date.now() < recordsDeadline && (await app.res.redis.xlen(logKey)) > 0) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  },
-);
+// sent_at, as the job's return value (the outcome the worker also writes to the delivery record).
+const heraldLatency = await latencyRun(queue, (raw) => {
+  const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
+  return typeof sentAt === 'number' ? sentAt : undefined;
+});
+clearInterval(sampler);
+// Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in
+// before the next phase. Asked of Redis (the log is empty once every record is stored): counting
+// records in the store while it writes them would load the store that the flusher is waiting on.
+const logKey = sentLogKey(app.config.redisPrefix);
+const recordsDeadline = Date.now() + 120_000;
+while (Date.now() < recordsDeadline && (await app.res.redis.xlen(logKey)) > 0) {
+  await new Promise((r) => setTimeout(r, 200));
+}
 const pctOf = (xs: number[], p: number) =>
   Math.round(xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN);
 const late = (xs: number[], p: number) => Math.max(0, pctOf(xs, p));
