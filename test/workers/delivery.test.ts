@@ -323,12 +323,14 @@ describe('relay sink', () => {
 
   it('posts the message with the bot token and nonce = msg_id; keeps the upstream id', async () => {
     relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
-    const msgId = await sendPipe(app, rp.token, { content: 'relayed' });
+    // Multi-byte text: the body's Content-Length is its UTF-8 length, not its length in chars.
+    const content = 'relayed 推送成功 🎉';
+    const msgId = await sendPipe(app, rp.token, { content });
     const rec = await settled(msgId);
     expect(rec).toMatchObject({ status: 'sent', upstream_msg_id: `up-${msgId}` });
     const req = relay.requests.find((r) => r.body.nonce === msgId);
     expect(req?.headers.authorization).toBe('Bot upstream-secret-123');
-    expect(req?.body).toMatchObject({ type: 9, target_id: rw.channelId, content: 'relayed', nonce: msgId });
+    expect(req?.body).toMatchObject({ type: 9, target_id: rw.channelId, content, nonce: msgId });
     expect(await app.res.store.messages.get(msgId)).toBeNull();
   });
 
