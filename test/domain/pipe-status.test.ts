@@ -59,6 +59,7 @@ describe('pipeMessageStatus with write-behind sent records', () => {
     expect(await pipeMessageStatus(app.res, msgId, asker)).toMatchObject({
       status: 'sent',
       sent_at: 1_700_000_000_500,
+      upstream_msg_id: 'up-1',
       attempts: 2,
       msg_timestamp: 1_700_000_000_000,
       error: null,

@@ -332,6 +332,12 @@ describe('relay sink', () => {
     expect(req?.headers.authorization).toBe('Bot upstream-secret-123');
     expect(req?.body).toMatchObject({ type: 9, target_id: rw.channelId, content, nonce: msgId });
     expect(await app.res.store.messages.get(msgId)).toBeNull();
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+      { bot: rw.bot.token },
+    );
+    expect(status.body.data).toMatchObject({ status: 'sent', upstream_msg_id: `up-${msgId}` });
   });
 
   it('waits on 429 as its headers say without spending an attempt; retries 5xx; 403 fails for good', async () => {

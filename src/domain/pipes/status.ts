@@ -16,6 +16,8 @@ export interface PipeMessageStatus {
   readonly msg_timestamp: number | null;
   /** When it was sent, in ms; null until then. */
   readonly sent_at: number | null;
+  /** The id the relay target gave the message; null until sent, and for the store sink. */
+  readonly upstream_msg_id: string | null;
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   /** The last failure (or retry reason); null when none. */
@@ -43,6 +45,7 @@ const JOB_STATE: Readonly<Record<string, DeliveryStatus>> = {
 interface SentReturn {
   readonly sent_at?: number;
   readonly attempts?: number;
+  readonly upstream_msg_id?: string | null;
 }
 
 /**
@@ -82,6 +85,7 @@ export async function pipeMessageStatus(
       attempts: record.attempts,
       msg_timestamp: data?.accepted_at ?? null,
       sent_at: record.sent_at,
+      upstream_msg_id: record.upstream_msg_id,
       retry_at: record.retry_at,
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
@@ -99,6 +103,7 @@ export async function pipeMessageStatus(
     attempts: job.attemptsMade,
     msg_timestamp: data.accepted_at,
     sent_at: null,
+    upstream_msg_id: null,
     retry_at: null,
     error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
   };
@@ -119,6 +124,7 @@ function sentByJob(
     attempts: sent.attempts ?? attemptsMade,
     msg_timestamp: acceptedAt,
     sent_at: sent.sent_at ?? finishedOn ?? null,
+    upstream_msg_id: sent.upstream_msg_id ?? null,
     retry_at: null,
     error: null,
   };
