@@ -409,6 +409,7 @@ describe('pipemsg-status', () => {
       attempts: 0,
       msg_timestamp: sent.body.data.msg_timestamp,
       sent_at: null,
+      upstream_msg_id: null,
       retry_at: null,
       error: null,
     });
