@@ -23,6 +23,15 @@ export const LEASE_SHARE_DIVISOR = 16;
 /** Most buckets a process keeps lease state for; the oldest is dropped (its tokens are lost). */
 export const MAX_LEASED_BUCKETS = 10_000;
 
+/**
+ * A request that waits in line when refused (token-bucket.lua, KEYS[2]): `key` names it, and
+ * `mayHold` says it may have reserved before (it was put off once), so Redis is asked first.
+ */
+export interface Reservation {
+  readonly key: string;
+  readonly mayHold: boolean;
+}
+
 interface Lease {
   readonly capacity: number;
   readonly perSecond: number;
@@ -61,8 +70,17 @@ export class BucketLeases {
    * enough (no promise then), else from Redis. Raises DependencyError when Redis is needed and
    * unreachable.
    */
-  take(key: string, limit: BucketLimit, cost = 1): BucketResult | Promise<BucketResult> {
+  take(
+    key: string,
+    limit: BucketLimit,
+    cost = 1,
+    reservation?: Reservation,
+  ): BucketResult | Promise<BucketResult> {
     const lease = this.leaseFor(key, limit);
+    if (reservation?.mayHold) {
+      // Its payment, if it made one, is in Redis: a lease would charge it twice.
+      return this.call(key, lease, limit, cost, reservation.key);
+    }
     const now = this.now();
     if (now - lease.windowStart >= LEASE_TTL_MS) {
       lease.spentBefore = now - lease.windowStart < 2 * LEASE_TTL_MS ? lease.spent : 0;
@@ -70,7 +88,7 @@ export class BucketLeases {
       lease.windowStart = now;
     }
     lease.spent += cost;
-    return this.spend(key, lease, limit, cost);
+    return this.spend(key, lease, limit, cost, false, reservation?.key);
   }
 
   private spend(
@@ -79,6 +97,7 @@ export class BucketLeases {
     limit: BucketLimit,
     cost: number,
     waited = false,
+    reservation?: string,
   ): BucketResult | Promise<BucketResult> {
     const now = this.now();
     if (lease.tokens > 0 && now >= lease.expiresAt) {
@@ -96,13 +115,19 @@ export class BucketLeases {
     if (!waited && lease.leasing !== null) {
       // A lease is on its way: wait for it once rather than make one more call. After that,
       // call: when the bucket ran low (no lease granted), refused requests are not serialised.
-      const again = () => this.spend(key, lease, limit, cost, true);
+      const again = () => this.spend(key, lease, limit, cost, true, reservation);
       return lease.leasing.then(again, again);
     }
-    return this.call(key, lease, limit, cost);
+    return this.call(key, lease, limit, cost, reservation);
   }
 
-  private async call(key: string, lease: Lease, limit: BucketLimit, cost: number): Promise<BucketResult> {
+  private async call(
+    key: string,
+    lease: Lease,
+    limit: BucketLimit,
+    cost: number,
+    reservation?: string,
+  ): Promise<BucketResult> {
     // A request the lease cannot serve gives back the few tokens left (they would only expire);
     // a lease fetched ahead (cost 0) keeps them.
     const refund = lease.refund + (cost > 0 ? lease.tokens : 0);
@@ -111,11 +136,14 @@ export class BucketLeases {
     const demand = Math.max(lease.spent, lease.spentBefore);
     // One lease at a time per bucket; other calls only take their own cost.
     const want = lease.leasing === null && demand > cost ? Math.min(MAX_LEASE_TOKENS, demand) : 0;
-    const pending = takeTokens(this.redis, key, limit, cost, {
-      want,
-      refund,
-      shareDivisor: LEASE_SHARE_DIVISOR,
-    });
+    const pending = takeTokens(
+      this.redis,
+      key,
+      limit,
+      cost,
+      { want, refund, shareDivisor: LEASE_SHARE_DIVISOR },
+      reservation,
+    );
     if (want > 0) lease.leasing = pending;
     try {
       const r = await pending;

@@ -1,6 +1,12 @@
 -- Token bucket, one per key, refilled continuously from Redis server time so that every web and
 -- worker process shares one clock and one budget.
 -- KEYS[1]  bucket key (string "<tokens> <last refill, µs>", expiring once the bucket is full again)
+-- KEYS[2]  reservation key, optional (a delivered message's, ratelimit/token-bucket.ts): a request
+--          that finds it has paid already and passes free (the key is deleted); a refused request
+--          reserves: the bucket goes into debt by its cost, the key records the payment for ARGV[7]
+--          ms beyond the wait, and the wait is when the debt is repaid. Why: refused messages that
+--          only retried later woke together, were refused again and again, and each try cost a
+--          render and a store write; a reservation makes a backlog wait in line, once each.
 -- ARGV[1]  capacity (tokens, the burst)
 -- ARGV[2]  refill rate (tokens per second)
 -- ARGV[3]  cost of this request (tokens); clamped to capacity so an expensive request is slow,
@@ -10,8 +16,9 @@
 --          request is allowed, and at most 1/ARGV[6] of what the bucket holds after it
 -- ARGV[5]  refund (tokens), optional: leased tokens the process did not spend, put back first
 -- ARGV[6]  lease share divisor, optional (see ARGV[4])
+-- ARGV[7]  how long a reservation is kept after its wait (ms), with KEYS[2]
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
---           time until full again (ms), lease granted (tokens) }
+--           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
 -- runs for every accepted pipe message, delivered message and bot call.
 local capacity = tonumber(ARGV[1])
@@ -20,6 +27,7 @@ local cost = math.min(tonumber(ARGV[3]), capacity)
 local want = tonumber(ARGV[4] or '0')
 local refund = tonumber(ARGV[5] or '0')
 local share = tonumber(ARGV[6] or '1')
+local reservation = KEYS[2]
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) -- microseconds
@@ -46,7 +54,10 @@ tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000000 + re
 local allowed = 0
 local retry_us = 0
 local granted = 0
-if tokens >= cost then
+local reserved = 0
+if reservation and redis.call('DEL', reservation) == 1 then
+  allowed = 1
+elseif tokens >= cost then
   tokens = tokens - cost
   allowed = 1
   if want > 0 then
@@ -55,10 +66,15 @@ if tokens >= cost then
   end
 else
   retry_us = math.ceil((cost - tokens) * 1000000 / rate)
+  if reservation then
+    tokens = tokens - cost
+    reserved = 1
+    redis.call('SET', reservation, '1', 'PX', math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
+  end
 end
 
 local full_us = math.ceil((capacity - tokens) * 1000000 / rate)
 -- A full bucket is the same as no bucket: let idle keys expire.
 redis.call('SET', KEYS[1], string.format('%.6f %d', tokens, now), 'PX', math.ceil(full_us / 1000) + 1000)
 
-return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted }
+return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted, reserved }

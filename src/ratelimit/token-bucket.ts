@@ -4,6 +4,11 @@ import { asRedisDependencyError } from './redis-errors.js';
 
 const LUA = readFileSync(new URL('./token-bucket.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldTokenBucket';
+/** The same script with a reservation key (KEYS[2]). */
+const RESERVING_COMMAND = 'heraldTokenBucketReserving';
+/** How long a reservation is kept after the wait it was made for, in ms (1 h): a message that
+ * comes back later than that (workers down meanwhile) is charged again, which only slows it. */
+export const RESERVATION_KEEP_MS = 60 * 60 * 1000;
 
 export interface BucketLimit {
   /** Burst size, in tokens. */
@@ -21,6 +26,11 @@ export interface BucketResult {
   /** ms until the bucket is full again. */
   readonly resetMs: number;
   readonly limit: number;
+  /**
+   * When `allowed` is false and a reservation key was given: the tokens were taken anyway (the
+   * bucket is in debt) and the key says so; come back after `retryAfterMs` with the same key.
+   */
+  readonly reserved?: boolean;
 }
 
 /** Tokens a process leases for its next requests, and gives back (ratelimit/bucket-leases.ts). */
@@ -33,16 +43,12 @@ export interface LeaseRequest {
   readonly shareDivisor: number;
 }
 
-type BucketCommand = (
-  key: string,
-  capacity: number,
-  perSecond: number,
-  cost: number,
-  ...lease: number[]
-) => Promise<number[]>;
+type BucketCommand = (...keysAndArgs: Array<string | number>) => Promise<number[]>;
 
 /**
  * Takes `cost` tokens from the bucket at `key` (one Lua call, atomic, Redis server time).
+ * With `reservation` (a key naming one message), a refused request reserves its tokens, and a
+ * request whose reservation is there passes without paying again (token-bucket.lua, KEYS[2]).
  * An unreachable Redis raises DependencyError so callers answer 503 rather than let traffic
  * through unmetered.
  */
@@ -52,16 +58,38 @@ export async function takeTokens(
   limit: BucketLimit,
   cost = 1,
   lease?: LeaseRequest,
+  reservation?: string,
 ): Promise<BucketResult & { readonly leased: number }> {
   const client = redis as Redis & Record<string, BucketCommand | undefined>;
-  if (!client[COMMAND]) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: LUA });
+  if (!client[COMMAND]) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: LUA });
+    redis.defineCommand(RESERVING_COMMAND, { numberOfKeys: 2, lua: LUA });
+  }
   let reply: number[];
   try {
-    const args = lease ? [lease.want, lease.refund, lease.shareDivisor] : [];
-    reply = await (client[COMMAND] as BucketCommand)(key, limit.capacity, limit.perSecond, cost, ...args);
+    const args = [
+      limit.capacity,
+      limit.perSecond,
+      cost,
+      lease?.want ?? 0,
+      lease?.refund ?? 0,
+      lease?.shareDivisor ?? 1,
+    ];
+    reply = reservation
+      ? await (client[RESERVING_COMMAND] as BucketCommand)(key, reservation, ...args, RESERVATION_KEEP_MS)
+      : await (client[COMMAND] as BucketCommand)(key, ...args);
   } catch (err) {
     throw asRedisDependencyError(err);
   }
-  const [allowed = 0, remaining = 0, retryAfterMs = 0, resetMs = 0, leased = 0] = reply;
-  return { allowed: allowed === 1, remaining, retryAfterMs, resetMs, limit: limit.capacity, leased };
+  const [allowed = 0, remaining = 0, retryAfterMs = 0, resetMs = 0, leased = 0, reserved = 0] = reply;
+  return {
+    allowed: allowed === 1,
+    // In debt (reservations), the bucket holds less than nothing; callers see none left.
+    remaining: Math.max(0, remaining),
+    retryAfterMs,
+    resetMs,
+    limit: limit.capacity,
+    leased,
+    reserved: reserved === 1,
+  };
 }

@@ -23,7 +23,7 @@ import type { PipeJob } from '../queue/pipe-messages.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { convertCard } from '../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
-import type { BotRecord } from '../store/index.js';
+import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { templateVersionKey } from './compiled-templates.js';
 import { loadPlatformContext } from './context-loader.js';
@@ -37,8 +37,9 @@ import type { OutgoingMessage, SinkResult } from './sinks/types.js';
 /** Token cost of a message sent without a template: a normal message's consumption. */
 export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
 /**
- * A message refused by the bot's bucket waits what the bucket says plus up to this share of it
- * again at random, so that a backlog of one bot does not wake all at the same instant.
+ * A message the relay answered 429 waits what the relay says plus up to this share of it again
+ * at random, so that a backlog of one bot does not wake all at the same instant. (A message
+ * refused by the bot's own bucket needs no spread: it reserved a turn of its own.)
  */
 export const RATE_WAIT_SPREAD = 1;
 /** Shortest wait of a rate-limited message, in ms (keeps a backlog from spinning). */
@@ -54,11 +55,21 @@ export interface ProcessContext {
   readonly budgets: BucketLeases;
 }
 
-/** What the checks and the render produce: a message ready to send, and what it costs. */
-interface Prepared {
+/** What the checks produce: the records a message is rendered with, and what it costs. */
+interface Checked {
   readonly bot: BotRecord;
-  readonly message: OutgoingMessage;
+  readonly template: Awaited<ReturnType<typeof templateForSend>> | null;
+  readonly guild: GuildRecord;
+  readonly channel: ChannelRecord;
+  readonly botMember: MemberRecord | null;
+  readonly targetMember: MemberRecord | null;
+  readonly permissions: number;
   readonly cost: number;
+}
+
+/** What the render produces: a message ready to send. */
+interface Prepared {
+  readonly message: OutgoingMessage;
   readonly notPermissionsMention: string[];
 }
 
@@ -74,10 +85,12 @@ export function messageLimit(bot: BotRecord) {
 }
 
 export const messageBucketKey = (prefix: string, botId: string): string => `${prefix}:rl:msg:${botId}`;
+/** Where a message refused by its bot's bucket records the tokens it reserved (token-bucket.lua). */
+export const messageReservationKey = (prefix: string, msgId: string): string => `${prefix}:rl:paid:${msgId}`;
 
-/** Steps 1-3: load, check, render. Throws DeliveryFailedError (or a render error) for good. */
-async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
-  const { deps, caches, metrics } = ctx;
+/** Steps 1-2: load and check. Throws DeliveryFailedError for good. */
+async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
+  const { deps, caches } = ctx;
   const [pipe, bot] = await Promise.all([
     deps.pipeRuntime.pipes.get(data.pipe_id),
     caches.bots.get(data.bot_id),
@@ -131,6 +144,22 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
     });
   }
 
+  return {
+    bot,
+    template,
+    guild,
+    channel,
+    botMember,
+    targetMember,
+    permissions,
+    cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
+  };
+}
+
+/** Step 3: render. Throws a render, conversion or validation error for good. */
+async function render(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
+  const { deps, caches, metrics } = ctx;
+  const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
   const started = performance.now();
   let type: 9 | 10;
   let content: string;
@@ -174,8 +203,6 @@ async function prepare(ctx: ProcessContext, data: PipeJob): Promise<Prepared> {
   const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
   metrics.renderDuration.observe((performance.now() - started) / 1000);
   return {
-    bot,
-    cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
     notPermissionsMention: mentions.blocked,
     message: {
       msg_id: data.msg_id,
@@ -242,7 +269,10 @@ export async function processPipeJob(
   const attempt = job.attemptsMade + 1;
   let notPermissionsMention: string[] = [];
   const delay = async (waitMs: number, source: 'bucket' | 'upstream') => {
-    const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + RATE_WAIT_SPREAD * Math.random())));
+    // The bucket's answer is a reserved turn, already apart from every other waiting message's;
+    // an upstream 429 is not, so those waits are spread.
+    const spread = source === 'upstream' ? RATE_WAIT_SPREAD * Math.random() : 0;
+    const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + spread)));
     const at = Date.now() + wait;
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
     await markRateLimited(deps, ids, at, attempt - 1);
@@ -250,17 +280,22 @@ export async function processPipeJob(
     throw new DelayedError();
   };
   try {
-    const prepared = await prepare(ctx, data);
-    notPermissionsMention = prepared.notPermissionsMention;
+    const checked = await check(ctx, data);
+    // The budget before the render: a message put off is rendered once, when its turn comes.
+    // A refused message reserves its tokens and comes back when they are due (a job put off
+    // before has a delay: it may hold such a reservation, which Redis is asked about first).
     const budget = await ctx.budgets.take(
       messageBucketKey(deps.config.redisPrefix, data.bot_id),
-      messageLimit(prepared.bot),
-      prepared.cost,
+      messageLimit(checked.bot),
+      checked.cost,
+      { key: messageReservationKey(deps.config.redisPrefix, data.msg_id), mayHold: job.delay > 0 },
     );
     if (!budget.allowed) await delay(budget.retryAfterMs, 'bucket');
+    const prepared = await render(ctx, data, checked);
+    notPermissionsMention = prepared.notPermissionsMention;
     let result: SinkResult;
     try {
-      result = await dispatch(ctx, prepared.bot, prepared.message);
+      result = await dispatch(ctx, checked.bot, prepared.message);
     } catch (err) {
       if (err instanceof UpstreamRateLimitedError) await delay(err.waitMs, 'upstream');
       throw err;
@@ -273,7 +308,7 @@ export async function processPipeJob(
       not_permissions_mention: notPermissionsMention,
     };
     await ctx.sentLog.append(ids, outcome);
-    metrics.sent.inc({ sink: prepared.bot.sink });
+    metrics.sent.inc({ sink: checked.bot.sink });
     metrics.acceptToSent.observe(Math.max(0, sentAt - data.accepted_at) / 1000);
     // The job's return value: what pipemsg-status answers until the record is in the store.
     return outcome;

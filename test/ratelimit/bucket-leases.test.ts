@@ -30,6 +30,25 @@ async function redisTokens(key: string): Promise<number> {
 }
 
 describe('BucketLeases', () => {
+  it('asks Redis first for a request that may hold a reservation, so that it is not charged twice', async () => {
+    const key = `${prefix}:reserved`;
+    const limit = { capacity: 1000, perSecond: 0.001 };
+    const c = clock();
+    const leases = new BucketLeases(a, c.now);
+    // Busy enough to lease: later takes are served from the lease.
+    for (let i = 0; i < 40; i++) await leases.take(key, limit);
+    expect(leases.take(key, limit)).not.toBeInstanceOf(Promise);
+    const paid = `${prefix}:reserved:paid`;
+    await a.set(paid, '1', 'PX', 60_000);
+    const before = await redisTokens(key);
+    const back = leases.take(key, limit, 1, { key: paid, mayHold: true });
+    expect(back).toBeInstanceOf(Promise);
+    expect((await back).allowed).toBe(true);
+    expect(await a.exists(paid)).toBe(0);
+    // Nothing charged for it in Redis: the lease's unspent tokens may only have come back.
+    expect(await redisTokens(key)).toBeGreaterThanOrEqual(before);
+  });
+
   it('does not lease for requests that come one at a time', async () => {
     const key = `${prefix}:lone`;
     const limit = { capacity: 100, perSecond: 0.001 };

@@ -32,6 +32,41 @@ describe('takeTokens', () => {
     expect(refused.limit).toBe(3);
   });
 
+  it('with a reservation key, a refused request reserves its turn and later passes without paying again', async () => {
+    const key = `${prefix}:reserve`;
+    const limit = { capacity: 2, perSecond: 10 };
+    const paid = (n: number) => `${prefix}:reserve:paid:${n}`;
+    expect((await takeTokens(a, key, limit, 1, undefined, paid(1))).allowed).toBe(true);
+    expect((await takeTokens(a, key, limit, 1, undefined, paid(2))).allowed).toBe(true);
+    // Refused requests wait in line: each one's wait is after the one before it.
+    const third = await takeTokens(a, key, limit, 1, undefined, paid(3));
+    const fourth = await takeTokens(b, key, limit, 1, undefined, paid(4));
+    expect([third.allowed, third.reserved, fourth.allowed, fourth.reserved]).toEqual([
+      false,
+      true,
+      false,
+      true,
+    ]);
+    expect(third.retryAfterMs).toBeGreaterThan(50);
+    expect(third.retryAfterMs).toBeLessThanOrEqual(100);
+    expect(fourth.retryAfterMs).toBeGreaterThan(third.retryAfterMs + 50);
+    expect(fourth.remaining).toBe(0);
+    expect(await a.pttl(paid(3))).toBeGreaterThan(third.retryAfterMs);
+    // Without a key nothing is reserved: the wait is after both reservations, and stays so.
+    const plain = await takeTokens(a, key, limit);
+    expect(plain.reserved).toBe(false);
+    expect(plain.retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
+    expect((await takeTokens(a, key, limit)).retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
+    // The third comes back: it has paid, passes, and its reservation is gone.
+    const back = await takeTokens(a, key, limit, 1, undefined, paid(3));
+    expect(back.allowed).toBe(true);
+    expect(await a.exists(paid(3))).toBe(0);
+    // Once only: the same key again is a new request, refused after the fourth's turn.
+    const again = await takeTokens(a, key, limit, 1, undefined, paid(3));
+    expect([again.allowed, again.reserved]).toEqual([false, true]);
+    expect(again.retryAfterMs).toBeGreaterThan(fourth.retryAfterMs);
+  });
+
   it('refills from Redis time', async () => {
     const key = `${prefix}:refill`;
     const limit = { capacity: 1, perSecond: 20 };

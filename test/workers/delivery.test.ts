@@ -400,11 +400,13 @@ describe('rate limit', () => {
       );
     }
     const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
-    expect(metrics).toMatch(
-      new RegExp(
-        `herald_pipe_rate_limited_waits_total\\{bot_id="${slowBot.bot.id}",source="bucket"\\} [1-9]`,
-      ),
-    );
+    const waits = new RegExp(
+      `herald_pipe_rate_limited_waits_total\\{bot_id="${slowBot.bot.id}",source="bucket"\\} (\\d+)`,
+    ).exec(metrics);
+    // Each message beyond the burst is put off once: it reserves its turn and is let through
+    // when it comes back, rather than being refused again and again (and re-rendered each time).
+    expect(Number(waits?.[1])).toBeGreaterThan(0);
+    expect(Number(waits?.[1])).toBeLessThanOrEqual(ids.length - 2);
   });
 });
 
