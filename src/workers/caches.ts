@@ -138,6 +138,11 @@ export class WorkerCaches {
         onResync: () => {
           for (const c of directory) c.goLive();
         },
+        // Changes published while the feed is down are lost: every lookup reads through until
+        // the feed is back (onResync).
+        onDisconnect: () => {
+          for (const c of directory) c.goOffline();
+        },
         onError: (err) => deps.log.debug('directory subscriber error', { error: err.message }),
       },
     );

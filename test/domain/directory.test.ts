@@ -211,6 +211,28 @@ describe('change feed', () => {
     }
   });
 
+  it('says when its connection is lost, so that caches stop serving, and when it is back', async () => {
+    const events: string[] = [];
+    const sub = await subscribeDirectoryChanges(app.config.redisUrl, app.config.redisPrefix, () => {}, {
+      onDisconnect: () => events.push('disconnect'),
+      onResync: () => events.push('resync'),
+    });
+    try {
+      // This file's feeds only (this one and the app's): other files' share this Redis.
+      const name = `${app.config.redisPrefix}:directory-feed`;
+      const list = (await app.res.redis.client('LIST')) as string;
+      const ids = list
+        .split('\n')
+        .filter((line) => line.includes(` name=${name} `))
+        .map((line) => /id=(\d+)/.exec(line)?.[1]);
+      expect(ids.length).toBeGreaterThanOrEqual(2);
+      for (const id of ids) await app.res.redis.client('KILL', 'ID', id as string);
+      await expect.poll(() => events, { timeout: 5000 }).toEqual(['disconnect', 'resync']);
+    } finally {
+      await sub.close();
+    }
+  });
+
   it('ignores malformed messages', () => {
     expect(parseDirectoryChange('not json')).toBeNull();
     expect(parseDirectoryChange('{"kind":"pipe","id":"1"}')).toBeNull();

@@ -83,6 +83,11 @@ export interface SubscribeOptions {
   readonly onResync?: () => void;
   /** Called with connection errors (ioredis keeps reconnecting on its own). */
   readonly onError?: (err: Error) => void;
+  /**
+   * Called when the connection is lost (and on close): until `onResync`, changes may be missed,
+   * so caches fed by this subscription must stop serving.
+   */
+  readonly onDisconnect?: () => void;
   /** This process's own changes, which also reach `onChange` at once (local-changes.ts). */
   readonly local?: LocalChanges;
 }
@@ -98,8 +103,14 @@ export async function subscribeDirectoryChanges(
   options: SubscribeOptions = {},
 ): Promise<DirectorySubscription> {
   const channel = directoryChangeChannel(prefix);
-  const sub = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  // Named, so that an operator (or a test) can find it in CLIENT LIST.
+  const sub = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    connectionName: `${prefix}:directory-feed`,
+  });
   sub.on('error', (err: Error) => options.onError?.(err));
+  sub.on('close', () => options.onDisconnect?.());
   let readyOnce = false;
   sub.on('ready', () => {
     if (readyOnce) options.onResync?.();

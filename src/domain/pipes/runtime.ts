@@ -93,7 +93,9 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
         onResync: () => {
           channels.clear();
           pipes.clear();
+          channels.goLive();
         },
+        onDisconnect: () => channels.goOffline(),
         onError: (err) => log.debug('directory subscriber error', { error: err.message }),
       },
     );
