@@ -23,7 +23,7 @@ import type { PipeJob } from '../queue/pipe-messages.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { convertCard } from '../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
-import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord } from '../store/index.js';
+import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, TemplateRecord } from '../store/index.js';
 import type { WorkerCaches } from './caches.js';
 import { templateVersionKey } from './compiled-templates.js';
 import { loadPlatformContext } from './context-loader.js';
@@ -58,7 +58,7 @@ export interface ProcessContext {
 /** What the checks produce: the records a message is rendered with, and what it costs. */
 interface Checked {
   readonly bot: BotRecord;
-  readonly template: Awaited<ReturnType<typeof templateForSend>> | null;
+  readonly template: TemplateRecord | null;
   readonly guild: GuildRecord;
   readonly channel: ChannelRecord;
   readonly botMember: MemberRecord | null;

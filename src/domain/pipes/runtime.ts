@@ -91,9 +91,8 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
       {
         local: deps.changes,
         onResync: () => {
-          channels.clear();
           pipes.clear();
-          channels.goLive();
+          channels.goLive(); // from empty: changes may have been missed
         },
         onDisconnect: () => channels.goOffline(),
         onError: (err) => log.debug('directory subscriber error', { error: err.message }),
