@@ -17,7 +17,7 @@ import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
 import { TemplateNotFoundError } from '../domain/templates/errors.js';
 import { templateForSend } from '../domain/templates/index.js';
-import { HeraldError } from '../errors/index.js';
+import { DependencyError, HeraldError } from '../errors/index.js';
 import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
@@ -250,6 +250,8 @@ const isPermanent = (err: unknown): boolean =>
  * - DelayedError after moveToDelayed: the bot's budget is empty or the relay said 429; the
  *   job waits without spending an attempt and without holding up any other bot.
  * - UnrecoverableError: a permanent failure, recorded with its reason; no retry.
+ * - DependencyError (the database or Redis did not answer): passed to dependency-wait.ts, which
+ *   puts the job off without spending an attempt.
  * - Any other error: BullMQ retries with the delivery backoff until attempts run out; the last
  *   attempt records the failure.
  */
@@ -314,6 +316,11 @@ export async function processPipeJob(
     return outcome;
   } catch (err) {
     if (err instanceof DelayedError) throw err;
+    // The database or Redis did not answer: not the message's fault, so no attempt is spent and
+    // nothing is recorded here (dependency-wait.ts puts the job off). Recording it as failed on
+    // the last attempt would kill a message the relay or the store may already hold, as when the
+    // sent-log append fails after a 200 from the relay.
+    if (err instanceof DependencyError) throw err;
     const maxAttempts = job.opts.attempts ?? 1;
     const reason = describeFailure(err).reason;
     if (isPermanent(err) || attempt >= maxAttempts) {

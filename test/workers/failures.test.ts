@@ -6,7 +6,15 @@ import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+import {
+  answer,
+  createPipe,
+  createWorld,
+  ok,
+  type RelayServer,
+  sendPipe,
+  startRelayServer,
+} from './helpers.js';
 
 /**
  * Failure paths of the pipe-message worker on the real Redis and store: a relay target slower
@@ -19,6 +27,7 @@ const WORKER_DB_TIMEOUT_MS = 300;
 
 let app: TestApp;
 let mongoProxy: TcpProxy;
+let redisProxy: TcpProxy;
 let workerRes: Resources;
 let workers: RunningWorkers;
 let relay: RelayServer;
@@ -37,6 +46,8 @@ const requestsWith = (content: string) => relay.requests.filter((r) => r.body.co
 beforeAll(async () => {
   const mongoUrl = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/herald');
   mongoProxy = await startTcpProxy(mongoUrl.hostname, Number(mongoUrl.port || 27017));
+  const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  redisProxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
   // Short relay timeout and retry backoff: five attempts of a slow relay take about 3 s.
   app = await startTestApp('worker_failures', {
     RELAY_TIMEOUT_MS: String(RELAY_TIMEOUT_MS),
@@ -44,11 +55,18 @@ beforeAll(async () => {
     METRICS_PORT: '0',
     HOST: '127.0.0.1',
   });
-  // The worker's own resources: the same database and Redis prefix, the database via the proxy.
+  // The worker's own resources: the same database, Redis and prefix, both through a proxy.
   const proxied = new URL(app.config.mongoUrl);
   proxied.host = `127.0.0.1:${mongoProxy.port}`;
+  const proxiedRedis = new URL(app.config.redisUrl);
+  proxiedRedis.host = `127.0.0.1:${redisProxy.port}`;
   const log = createLogger('debug', (line) => workerLines.push(line)).child({ process: 'worker' });
-  const workerConfig = { ...app.config, mongoUrl: proxied.toString(), dbTimeoutMs: WORKER_DB_TIMEOUT_MS };
+  const workerConfig = {
+    ...app.config,
+    mongoUrl: proxied.toString(),
+    redisUrl: proxiedRedis.toString(),
+    dbTimeoutMs: WORKER_DB_TIMEOUT_MS,
+  };
   const dbName = `herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
   // The short database timeout can expire while a busy store accepts the first connection.
   for (let tries = 1; ; tries++) {
@@ -66,11 +84,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   mongoProxy?.restore();
+  redisProxy?.restore();
   await workers?.close(2_000);
   await workerRes?.close();
   await relay?.close();
   await app?.close();
   await mongoProxy?.close();
+  await redisProxy?.close();
 });
 
 describe(`relay target slower than RELAY_TIMEOUT_MS (${RELAY_TIMEOUT_MS} ms here)`, () => {
@@ -241,4 +261,55 @@ describe("the worker's database cut off mid-run", () => {
       expect([...nonces]).toEqual([relayIds[i]]);
     });
   }, 90_000);
+});
+
+describe("the worker's Redis cut off on a message's last attempt", () => {
+  it('keeps a message the relay took: never recorded failed, sent once Redis is back', async () => {
+    const w = await createWorld(app, {
+      name: 'last attempt bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-last',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    const pipe = await createPipe(app, w);
+    // Every attempt but the last meets a 500; the last one is taken (200), but Redis goes away
+    // while the relay answers, so the worker cannot append the outcome to the sent log.
+    relay.handler = (body, res) => {
+      if (body.content !== 'last try') return ok(res, `up-${String(body.nonce)}`);
+      const n = requestsWith('last try').length;
+      if (n < PIPE_JOB_ATTEMPTS) return answer(res, 500, { code: 500, message: 'busy', data: {} });
+      if (n === PIPE_JOB_ATTEMPTS) redisProxy.cut();
+      setTimeout(() => ok(res, `up-${String(body.nonce)}`), 50);
+    };
+    const msgId = await sendPipe(app, pipe.token, { content: 'last try' });
+    try {
+      // The worker has decided about this outcome once it logs either line.
+      await expect
+        .poll(
+          () =>
+            workerLines.some(
+              (l) => l.includes(msgId) && /waits for the database or Redis|pipe message failed/.test(l),
+            ),
+          { timeout: 20_000, interval: 20 },
+        )
+        .toBe(true);
+      expect(workerLines.filter((l) => l.includes(msgId) && l.includes('pipe message failed'))).toEqual([]);
+      expect((await record(msgId))?.status).not.toBe('failed');
+    } finally {
+      redisProxy.restore();
+    }
+    const rec = await settled(msgId, 30_000);
+    expect(rec, JSON.stringify(rec)).toMatchObject({
+      status: 'sent',
+      attempts: PIPE_JOB_ATTEMPTS,
+      upstream_msg_id: `up-${msgId}`,
+      reason: null,
+    });
+    // The relay saw it once more after Redis came back, under the same nonce.
+    const tries = requestsWith('last try');
+    expect(tries).toHaveLength(PIPE_JOB_ATTEMPTS + 1);
+    expect(new Set(tries.map((r) => r.body.nonce))).toEqual(new Set([msgId]));
+  }, 60_000);
 });
