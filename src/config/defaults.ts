@@ -46,6 +46,15 @@ export const DEFAULT_METRICS_PORT = 9464;
  */
 export const DEFAULT_RELAY_TIMEOUT_MS = 10_000;
 /**
+ * How long a message may wait out relay 429s, counted from when it was queued (accepted, or
+ * replayed), in ms: 1 h. A 429 spends no attempt, so without this bound a relay that never
+ * stops answering 429 would keep a message waiting for ever, neither sent nor failed. A 429
+ * whose wait would end past this fails the message with UPSTREAM_RATE_LIMITED (dead, and
+ * replayable, which starts a new window). An hour is far past any platform's rate-limit window
+ * and still leaves a message that is worth reading.
+ */
+export const DEFAULT_RELAY_RATE_LIMIT_PATIENCE_MS = 60 * 60 * 1000;
+/**
  * How long a worker's lock on a job lives, in ms. BullMQ renews it every half of this while the
  * job runs, so a live worker keeps its jobs however long they take; the lock lapses only when
  * renewals stop (the worker died, lost Redis, or its event loop is stuck), and then another

@@ -27,6 +27,8 @@ export interface Config {
   readonly metricsPort: number;
   /** How long one relay request may take before it is retried as UPSTREAM_TIMEOUT, in ms. */
   readonly relayTimeoutMs: number;
+  /** How long after it was queued a message may still wait out relay 429s, in ms. */
+  readonly relayRateLimitPatienceMs: number;
   /** A worker's lock on a job, in ms; always longer than relayTimeoutMs (checked here). */
   readonly lockDurationMs: number;
   /** How often workers look for stalled jobs (lock lapsed), in ms. */
@@ -134,6 +136,13 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     renderThreads: int(env, 'RENDER_THREADS', D.DEFAULT_RENDER_THREADS, 0, 64),
     metricsPort: int(env, 'METRICS_PORT', D.DEFAULT_METRICS_PORT, 0, 65535),
     relayTimeoutMs,
+    relayRateLimitPatienceMs: int(
+      env,
+      'RELAY_RATE_LIMIT_PATIENCE_MS',
+      D.DEFAULT_RELAY_RATE_LIMIT_PATIENCE_MS,
+      1_000,
+      7 * 24 * 3_600_000,
+    ),
     lockDurationMs,
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', D.DEFAULT_STALLED_INTERVAL_MS, 100, 600_000),
     retryBaseMs: int(env, 'RETRY_BASE_MS', D.DEFAULT_RETRY_BASE_MS, 10, 60_000),

@@ -219,6 +219,14 @@ export const CATALOGUE = {
     'Too many requests, retry in {retry_after} s',
   ),
 
+  // 42920-42929: pipe message delivery (issue 6); recorded on messages, never an HTTP answer.
+  DELIVERY_UPSTREAM_RATE_LIMITED: def(
+    42920,
+    429,
+    '转发目标持续限速，消息入队 {patience_s} 秒后仍无法发送',
+    'The relay target kept rate-limiting the message; still refused {patience_s} s after it was queued',
+  ),
+
   // 5xx: never the internal detail; the error id is in the log.
   INTERNAL: def(
     50000,

@@ -276,6 +276,15 @@ export async function processPipeJob(
     const spread = source === 'upstream' ? RATE_WAIT_SPREAD * Math.random() : 0;
     const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + spread)));
     const at = Date.now() + wait;
+    // A 429 spends no attempt, so patience bounds it: a wait that would end past
+    // RELAY_RATE_LIMIT_PATIENCE_MS from when the job was queued (job.timestamp: accepted, or
+    // replayed) fails the message for good instead.
+    const patienceMs = deps.config.relayRateLimitPatienceMs;
+    if (source === 'upstream' && at - job.timestamp > patienceMs) {
+      throw fail(REASON.UPSTREAM_RATE_LIMITED, 'DELIVERY_UPSTREAM_RATE_LIMITED', {
+        patience_s: patienceMs / 1000,
+      });
+    }
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
     await markRateLimited(deps, ids, at, attempt - 1);
     await job.moveToDelayed(at, token);

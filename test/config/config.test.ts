@@ -42,7 +42,16 @@ describe('loadConfig', () => {
       lockDurationMs: 15_000,
       stalledIntervalMs: 5_000,
       retryBaseMs: 1_000,
+      relayRateLimitPatienceMs: 3_600_000,
     });
+    expect(loadConfig({ ...ADMIN, RELAY_RATE_LIMIT_PATIENCE_MS: '90000' }).relayRateLimitPatienceMs).toBe(
+      90_000,
+    );
+    expect(() => loadConfig({ ...ADMIN, RELAY_RATE_LIMIT_PATIENCE_MS: '10' })).toThrow(
+      new ConfigError(
+        'config: RELAY_RATE_LIMIT_PATIENCE_MS must be an integer from 1000 to 604800000 (got "10")',
+      ),
+    );
     expect(
       loadConfig({ ...ADMIN, RELAY_TIMEOUT_MS: '300', LOCK_DURATION_MS: '1000', RETRY_BASE_MS: '50' }),
     ).toMatchObject({ relayTimeoutMs: 300, lockDurationMs: 1_000, retryBaseMs: 50 });

@@ -22,6 +22,8 @@ import {
  * proxy, so the API and these checks still read the store directly).
  */
 const RELAY_TIMEOUT_MS = 500;
+/** RELAY_RATE_LIMIT_PATIENCE_MS here: how long a message may wait out relay 429s. */
+const RATE_LIMIT_PATIENCE_MS = 1_500;
 /** The worker's DB_TIMEOUT_MS: a cut database fails its operations this fast. */
 const WORKER_DB_TIMEOUT_MS = 300;
 
@@ -52,6 +54,7 @@ beforeAll(async () => {
   app = await startTestApp('worker_failures', {
     RELAY_TIMEOUT_MS: String(RELAY_TIMEOUT_MS),
     RETRY_BASE_MS: '50',
+    RELAY_RATE_LIMIT_PATIENCE_MS: String(RATE_LIMIT_PATIENCE_MS),
     METRICS_PORT: '0',
     HOST: '127.0.0.1',
   });
@@ -312,4 +315,69 @@ describe("the worker's Redis cut off on a message's last attempt", () => {
     expect(tries).toHaveLength(PIPE_JOB_ATTEMPTS + 1);
     expect(new Set(tries.map((r) => r.body.nonce))).toEqual(new Set([msgId]));
   }, 60_000);
+});
+
+describe(`a relay that keeps answering 429 (patience ${RATE_LIMIT_PATIENCE_MS} ms here)`, () => {
+  it('fails the message with UPSTREAM_RATE_LIMITED past the patience; a replay gets a new window', async () => {
+    const w = await createWorld(app, {
+      name: 'always limited bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-429',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    const pipe = await createPipe(app, w);
+    let refuse = true;
+    relay.handler = (body, res) => {
+      if (body.content !== 'always limited' || !refuse) return ok(res, `up-${String(body.nonce)}`);
+      answer(res, 429, { code: 42900, message: 'slow down', data: {} }, { 'X-Rate-Limit-Reset': '0.2' });
+    };
+    const msgId = await sendPipe(app, pipe.token, { content: 'always limited' });
+    const rec = await settled(msgId);
+    expect(rec, JSON.stringify(rec)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_RATE_LIMITED',
+      code: 42920,
+      attempts: 1,
+      message: `The relay target kept rate-limiting the message; still refused ${RATE_LIMIT_PATIENCE_MS / 1000} s after it was queued`,
+    });
+    // It waited out the 429s it could (no attempt spent on them), all under one nonce, and
+    // gave up only when the next wait would have ended past the patience.
+    const tries = requestsWith('always limited');
+    expect(tries.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(tries.map((r) => r.body.nonce))).toEqual(new Set([msgId]));
+    const span = (tries.at(-1)?.at ?? 0) - (tries[0]?.at ?? 0);
+    // (Each try runs a little after its planned time: the delayed job has to be picked up.)
+    expect(span).toBeLessThanOrEqual(RATE_LIMIT_PATIENCE_MS + 250);
+    expect(span).toBeGreaterThanOrEqual(RATE_LIMIT_PATIENCE_MS - 2 * 400 - 200);
+
+    // A replay is queued anew, so its patience starts again: the relay answers 429 once more,
+    // then takes it.
+    let once = true;
+    relay.handler = (body, res) => {
+      if (body.content === 'always limited' && once) {
+        once = false;
+        return answer(
+          res,
+          429,
+          { code: 42900, message: 'slow down', data: {} },
+          { 'X-Rate-Limit-Reset': '0.2' },
+        );
+      }
+      ok(res, `up-${String(body.nonce)}`);
+    };
+    refuse = false;
+    const replay = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: msgId },
+    });
+    expect(replay.status, replay.text).toBe(200);
+    expect(await settled(msgId)).toMatchObject({
+      status: 'sent',
+      upstream_msg_id: `up-${msgId}`,
+      reason: null,
+    });
+    expect(once).toBe(false);
+  });
 });

@@ -31,6 +31,11 @@ export const REASON = {
   RELAY_NOT_CONFIGURED: 'RELAY_NOT_CONFIGURED',
   /** The relay target answered a 4xx other than 429. */
   UPSTREAM_REJECTED: 'UPSTREAM_REJECTED',
+  /**
+   * The relay target still answered 429 RELAY_RATE_LIMIT_PATIENCE_MS after the message was
+   * queued (429s spend no attempt; this bounds them).
+   */
+  UPSTREAM_RATE_LIMITED: 'UPSTREAM_RATE_LIMITED',
   /** The relay target answered 5xx (retried until the attempts ran out). */
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   /** The relay target did not answer within RELAY_TIMEOUT_MS (retried). */
