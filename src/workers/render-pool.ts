@@ -11,15 +11,22 @@ import {
   type RenderResponse,
   type SerializedError,
   THREAD_READY,
+  type ThreadData,
 } from './render-protocol.js';
 
 /**
- * A render that has not answered after this long, in ms, is stopped by ending its thread. The
- * engine bounds every render itself (steps, output size, a 50 ms clock check); this is the
- * backstop for a render the engine's checks never reach, with room for the renders queued in
- * front of it on the same thread.
+ * How long one render may run on its thread, in ms, before the pool ends the thread and fails
+ * that message with TEMPLATE_LIMIT (time). Counted from when the thread starts the render, not
+ * from when it was queued: renders waiting behind a slow one are not charged for it. The engine
+ * bounds every render itself (steps, output size, a 50 ms clock check); this is the backstop for
+ * work those checks never reach (one long built-in call), which no real template comes near.
  */
-export const RENDER_HARD_TIMEOUT_MS = 5_000;
+export const RENDER_HARD_LIMIT_MS = 1_000;
+/**
+ * How often the pool looks at what each thread is rendering, in ms: a render is stopped after
+ * RENDER_HARD_LIMIT_MS plus at most this. (A quarter of the limit when a test sets one lower.)
+ */
+export const RENDER_WATCH_EVERY_MS = 100;
 
 export interface RenderTask {
   readonly templateKey: string;
@@ -35,13 +42,19 @@ export interface RenderTask {
 }
 
 interface Pending {
+  /** Kept to send again if the thread is replaced before it answers. */
+  readonly req: RenderRequest;
   readonly resolve: (m: RenderedMessage) => void;
   readonly reject: (err: unknown) => void;
-  readonly timer: NodeJS.Timeout;
 }
 
 interface Slot {
   thread: Worker;
+  /** Shared with the current thread: the id it is rendering, 0 when idle (ThreadData). */
+  running: Int32Array;
+  /** The watchdog's last sight: that render id, running since `watchedSince` (ms, or earlier). */
+  watched: number;
+  watchedSince: number;
   /**
    * Resolves once the thread has loaded and can render (or was replaced or closed on purpose);
    * rejects if it failed before it could render.
@@ -72,8 +85,10 @@ const THREAD_URL = new URL(`./render-thread.${TS ? 'ts' : 'js'}`, HERE);
  * Renders pipe messages on `size` worker threads, so that decoding a large body, rendering and
  * card validation run beside the main event loop (which keeps fetching jobs, renewing locks and
  * talking to sinks) and on more than one core. Each message goes to the thread with the fewest
- * in flight. A thread that dies or overruns RENDER_HARD_TIMEOUT_MS is replaced; the message at
- * fault fails for good, the others it held are retried. `size` 0 renders on the main thread.
+ * in flight. A thread whose render overruns RENDER_HARD_LIMIT_MS, or that dies, is replaced:
+ * the render it was running fails (for good after an overrun; for a retry after a crash, which
+ * may not be the message's fault), and the renders queued behind it go to the new thread, so
+ * they spend no attempt. `size` 0 renders on the main thread.
  *
  * A thread that fails before it can render (its module does not load) is not replaced, which
  * would only fail again in a loop: at start-up ready() rejects, so the worker refuses to start
@@ -84,15 +99,21 @@ export class RenderPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
+  private readonly watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     size: number,
     private readonly log: Logger,
-    private readonly hardTimeoutMs = RENDER_HARD_TIMEOUT_MS,
+    private readonly hardLimitMs = RENDER_HARD_LIMIT_MS,
     /** The threads' entry module (a test swaps in one that fails to load). */
     private readonly threadUrl: URL = THREAD_URL,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    if (size > 0) {
+      const every = Math.max(1, Math.min(RENDER_WATCH_EVERY_MS, Math.floor(hardLimitMs / 4)));
+      this.watchdog = setInterval(() => this.watch(), every);
+      this.watchdog.unref();
+    }
   }
 
   /** Resolves once every thread can render (start-up waits for it before taking jobs). */
@@ -113,7 +134,9 @@ export class RenderPool {
         return Promise.reject(err);
       }
     }
-    const id = this.nextId++;
+    const id = this.nextId;
+    // Ids live in an Int32 (ThreadData); 0 means idle.
+    this.nextId = id >= 0x7fffffff ? 1 : id + 1;
     const req: RenderRequest = {
       id,
       templateKey: task.templateKey,
@@ -126,8 +149,7 @@ export class RenderPool {
     };
     const target = slot;
     return new Promise<RenderedMessage>((resolve, reject) => {
-      const timer = setTimeout(() => this.overrun(target, id), this.hardTimeoutMs);
-      target.pending.set(id, { resolve, reject, timer });
+      target.pending.set(id, { req, resolve, reject });
       target.thread.postMessage(req);
     });
   }
@@ -136,12 +158,17 @@ export class RenderPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.watchdog);
     await Promise.all(this.slots.map((s) => this.end(s, () => new Error('render pool closed'))));
   }
 
   private spawn(): Slot {
+    const running = new Int32Array(new SharedArrayBuffer(4));
     const slot: Slot = {
-      thread: startThread(this.threadUrl),
+      thread: startThread(this.threadUrl, running),
+      running,
+      watched: 0,
+      watchedSince: 0,
       ready: Promise.resolve(),
       loaded: false,
       dead: false,
@@ -151,26 +178,59 @@ export class RenderPool {
     return slot;
   }
 
-  private overrun(slot: Slot, id: number): void {
-    const p = slot.pending.get(id);
-    if (!p) return;
-    slot.pending.delete(id);
-    p.reject(
-      new TemplateLimitError('time', `no result within ${this.hardTimeoutMs} ms; the render was stopped`),
-    );
-    this.log.warn('render overran its hard limit; thread replaced', { timeout_ms: this.hardTimeoutMs });
-    void this.replace(slot, () => new Error('render thread replaced after another message overran'));
+  /** The watchdog: a render seen running since more than hardLimitMs ago is stopped. */
+  private watch(): void {
+    const now = performance.now();
+    for (const slot of this.slots) {
+      if (slot.dead) continue;
+      const id = Atomics.load(slot.running, 0);
+      if (id === 0 || id !== slot.watched) {
+        slot.watched = id;
+        slot.watchedSince = now;
+      } else if (now - slot.watchedSince >= this.hardLimitMs) {
+        this.overrun(slot, id);
+      }
+    }
   }
 
-  /** Swaps in a new thread; what the old one still held is rejected with `why()` (retried). */
-  private async replace(slot: Slot, why: () => Error): Promise<void> {
+  private overrun(slot: Slot, id: number): void {
+    this.log.warn('render overran its hard limit; thread replaced', { limit_ms: this.hardLimitMs });
+    void this.replace(
+      slot,
+      id,
+      () =>
+        new TemplateLimitError('time', `still running after ${this.hardLimitMs} ms; the render was stopped`),
+    );
+  }
+
+  /**
+   * Swaps in a new thread. The render the old one was running (`culprit`) is rejected with
+   * `why()`; the others it held never started and go to the new thread (no attempt spent).
+   */
+  private async replace(slot: Slot, culprit: number, why: () => Error): Promise<void> {
     const old = slot.thread;
-    if (!this.closed) {
-      slot.thread = startThread(this.threadUrl);
-      this.listen(slot);
+    slot.watched = 0;
+    const p = slot.pending.get(culprit);
+    if (p) {
+      slot.pending.delete(culprit);
+      p.reject(why());
     }
-    rejectAll(slot, why);
+    if (this.closed) {
+      rejectAll(slot, () => new Error('render pool closed'));
+    } else {
+      slot.running = new Int32Array(new SharedArrayBuffer(4));
+      slot.thread = startThread(this.threadUrl, slot.running);
+      this.listen(slot);
+      for (const q of slot.pending.values()) slot.thread.postMessage(q.req);
+    }
     await old.terminate().catch(() => {});
+  }
+
+  /** A loaded thread failed or exited by itself: the render it was running is retried. */
+  private crashed(slot: Slot, what: string): void {
+    // Read before replace() swaps in the new thread's memory.
+    const culprit = Atomics.load(slot.running, 0);
+    void this.replace(slot, culprit, () => new Error(`render thread ${what}`));
   }
 
   private listen(slot: Slot): void {
@@ -199,7 +259,6 @@ export class RenderPool {
       const p = slot.pending.get(res.id);
       if (!p) return;
       slot.pending.delete(res.id);
-      clearTimeout(p.timer);
       if (res.ok) p.resolve({ type: res.type, content: res.content });
       else p.reject(revive(res.error));
     });
@@ -207,13 +266,13 @@ export class RenderPool {
       if (endedOnPurpose()) return;
       if (!slot.loaded) return this.bury(slot, err);
       this.log.error('render thread failed', { error: err });
-      void this.replace(slot, () => new Error(`render thread failed: ${err.message}`));
+      this.crashed(slot, `failed: ${err.message}`);
     });
     thread.on('exit', (code) => {
       if (endedOnPurpose() || slot.dead) return;
       if (!slot.loaded) return this.bury(slot, new Error(`exited (${code}) before it could render`));
       this.log.error('render thread exited', { code });
-      void this.replace(slot, () => new Error(`render thread exited (${code})`));
+      this.crashed(slot, `exited (${code})`);
     });
   }
 
@@ -239,22 +298,20 @@ export class RenderPool {
 
 /** Rejects every render the slot holds with `why()` (the jobs are retried). */
 function rejectAll(slot: Slot, why: () => Error): void {
-  for (const p of slot.pending.values()) {
-    clearTimeout(p.timer);
-    p.reject(why());
-  }
+  for (const p of slot.pending.values()) p.reject(why());
   slot.pending.clear();
 }
 
-function startThread(url: URL): Worker {
+function startThread(url: URL, running: Int32Array): Worker {
+  const workerData: ThreadData = { running: running.buffer as SharedArrayBuffer };
   // A thread does not inherit the main thread's loader hooks: from source, it registers tsx's
   // loader itself before importing the TypeScript entry.
   const thread = url.pathname.endsWith('.ts')
     ? new Worker(
         `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`,
-        { eval: true },
+        { eval: true, workerData },
       )
-    : new Worker(url);
+    : new Worker(url, { workerData });
   // Idle threads must not keep the process alive.
   thread.unref();
   return thread;

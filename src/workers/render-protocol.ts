@@ -36,5 +36,15 @@ export type RenderResponse =
   | { readonly id: number; readonly ok: true; readonly type: 9 | 10; readonly content: string }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 
+/**
+ * What a thread starts with (its workerData): `running` holds one Int32, the id of the request
+ * the thread is rendering, 0 while it is idle, written with Atomics. Shared memory rather than a
+ * message: the pool's watchdog reads it at no cost per render, and can still read it after the
+ * thread died (which render killed it).
+ */
+export interface ThreadData {
+  readonly running: SharedArrayBuffer;
+}
+
 /** What a thread says once its modules are loaded and it can render. */
 export const THREAD_READY = 'ready';

@@ -3,7 +3,7 @@
  * renders its template and converts cards, off the process's main event loop. It receives only
  * plain data (template source, input text, platform context) and answers plain data.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { HeraldError } from '../errors/index.js';
 import { CompiledTemplates } from './compiled-templates.js';
@@ -13,9 +13,12 @@ import {
   type RenderResponse,
   type SerializedError,
   THREAD_READY,
+  type ThreadData,
 } from './render-protocol.js';
 
 const compiled = new CompiledTemplates();
+/** The id of the render under way, 0 when idle (see ThreadData). */
+const running = new Int32Array((workerData as ThreadData).running);
 
 function serialize(err: unknown): SerializedError {
   if (err instanceof HeraldError) {
@@ -41,6 +44,9 @@ function handle(req: RenderRequest): RenderResponse {
 }
 
 parentPort?.on('message', (req: RenderRequest) => {
-  parentPort?.postMessage(handle(req));
+  Atomics.store(running, 0, req.id);
+  const res = handle(req);
+  Atomics.store(running, 0, 0);
+  parentPort?.postMessage(res);
 });
 parentPort?.postMessage(THREAD_READY);

@@ -292,10 +292,23 @@ describe('permanent failures, dead letters and replay', () => {
   it('a hostile template fails only its own message', async () => {
     const hostile = await createTemplate(app, w, '{% for i in 1..100000000 %}{{ i }}{% endfor %}');
     const hostilePipe = await createPipe(app, w, { template_id: hostile });
-    const bad = await sendPipe(app, hostilePipe.token, {});
-    const good = await sendPipe(app, pipe.token, { content: 'still flowing' });
-    expect((await settled(good)).status).toBe('sent');
-    expect(await settled(bad, 30_000)).toMatchObject({ status: 'failed', reason: 'TEMPLATE_LIMIT' });
+    // The good messages are templated too: they go through the same render thread, queued
+    // behind the hostile ones.
+    const kind = await createTemplate(app, w, 'still flowing {{ data.n }}');
+    const kindPipe = await createPipe(app, w, { template_id: kind });
+    const bad = await Promise.all([1, 2].map(() => sendPipe(app, hostilePipe.token, {})));
+    const good = await Promise.all([1, 2, 3].map((n) => sendPipe(app, kindPipe.token, { n })));
+    for (const id of good) expect(await settled(id)).toMatchObject({ status: 'sent', attempts: 1 });
+    for (const id of bad) {
+      expect(await settled(id, 30_000)).toMatchObject({
+        status: 'failed',
+        reason: 'TEMPLATE_LIMIT',
+        attempts: 1,
+      });
+    }
+    const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
+    const texts = timeline.body.data.items.map((m) => m.content);
+    for (const n of [1, 2, 3]) expect(texts).toContain(`still flowing ${n}`);
   });
 });
 

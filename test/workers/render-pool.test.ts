@@ -38,6 +38,32 @@ function task(source: string, input: string, msgtype = 1, key = `t-${source.leng
     now: NOW,
   };
 }
+/**
+ * A stand-in render thread speaking the pool's protocol, for what no real template does: a
+ * render the engine's own checks cannot stop (`spin <ms>` busy-waits) and a thread that dies in
+ * the middle of a render (`exit`). Anything else answers `done <input>` at once.
+ */
+function standInThread(): URL {
+  const file = join(mkdtempSync(join(tmpdir(), 'herald-render-')), 'stand-in-thread.mjs');
+  writeFileSync(
+    file,
+    `import { parentPort, workerData } from 'node:worker_threads';
+const running = new Int32Array(workerData.running);
+parentPort.on('message', (req) => {
+  Atomics.store(running, 0, req.id);
+  const spin = /^spin (\\d+)$/.exec(req.source);
+  if (spin) { const end = Date.now() + Number(spin[1]); while (Date.now() < end); }
+  if (req.source === 'exit') process.exit(7);
+  Atomics.store(running, 0, 0);
+  parentPort.postMessage({ id: req.id, ok: true, type: 9, content: 'done ' + req.input });
+});
+parentPort.postMessage('ready');
+`,
+  );
+  return pathToFileURL(file);
+}
+const standIn = (source: string, input: string): RenderTask => ({ ...task('x', input), source });
+
 const errorOf = async (p: Promise<unknown>): Promise<unknown> =>
   p.then(
     () => undefined,
@@ -123,6 +149,43 @@ describe('render pool', () => {
         { timeout: 15_000, interval: 10 },
       )
       .toBe('ok 1');
+  });
+
+  it('charges a render only for its own run: those queued behind a slow one pass, the slow one is stopped', async () => {
+    const p = new RenderPool(1, log, 300, standInThread());
+    pools.push(p);
+    await p.ready();
+    // Three renders of 200 ms each on one thread: the last waits 400 ms in the queue, which is
+    // not its own run time, so none is stopped.
+    const spins = await Promise.all(['a', 'b', 'c'].map((n) => p.render(standIn('spin 200', n))));
+    expect(spins.map((r) => r.content)).toEqual(['done a', 'done b', 'done c']);
+
+    const started = Date.now();
+    const stuck = errorOf(p.render(standIn('spin 60000', 'stuck')));
+    const behind = ['d', 'e'].map((n) => p.render(standIn('quick', n)));
+    const err = await stuck;
+    expect(err).toBeInstanceOf(HeraldError);
+    expect((err as HeraldError).key).toBe('TEMPLATE_LIMIT');
+    expect((err as HeraldError).data).toMatchObject({ limit: 'time' });
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(5_000);
+    // The renders queued behind it never started: they go to the new thread and succeed rather
+    // than fail (which would have spent an attempt of each message).
+    expect((await Promise.all(behind)).map((r) => r.content)).toEqual(['done d', 'done e']);
+  });
+
+  it('a thread that dies mid-render: that render is rejected for a retry, the ones behind it run', async () => {
+    const p = new RenderPool(1, log, 60_000, standInThread());
+    pools.push(p);
+    await p.ready();
+    const dying = errorOf(p.render(standIn('exit', 'dying')));
+    const behind = ['f', 'g'].map((n) => p.render(standIn('quick', n)));
+    const err = await dying;
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(HeraldError);
+    expect(String(err)).toContain('render thread exited (7)');
+    expect((await Promise.all(behind)).map((r) => r.content)).toEqual(['done f', 'done g']);
   });
 
   it('replaces a thread that dies; its renders are rejected for a retry, later ones work', async () => {
