@@ -28,8 +28,10 @@ export interface HeraldMetrics {
   readonly rateLimitedWaits: Counter<'bot_id' | 'source'>;
   /** Retryable failures that were retried, by reason code. */
   readonly retries: Counter<'reason'>;
-  readonly renderDuration: Histogram;
-  readonly dispatchDuration: Histogram<'sink'>;
+  /** `outcome`: ok, or error (the render failed: a template, card or input error). */
+  readonly renderDuration: Histogram<'outcome'>;
+  /** `outcome`: ok, or error (refused, rate-limited, timed out, unreachable). */
+  readonly dispatchDuration: Histogram<'sink' | 'outcome'>;
   /** Time from acceptance to sent, in seconds. */
   readonly acceptToSent: Histogram;
   /** Sets where the depth and dead-count gauges read from at scrape time. */
@@ -78,13 +80,14 @@ export function createMetrics(): HeraldMetrics {
   const renderDuration = new Histogram({
     name: 'herald_pipe_render_duration_seconds',
     help: 'Time to render one pipe message (template compile if not cached, render, mention check)',
+    labelNames: ['outcome'] as const,
     buckets: DURATION_BUCKETS,
     registers,
   });
   const dispatchDuration = new Histogram({
     name: 'herald_pipe_dispatch_duration_seconds',
     help: 'Time to hand one message to its sink',
-    labelNames: ['sink'] as const,
+    labelNames: ['sink', 'outcome'] as const,
     buckets: DURATION_BUCKETS,
     registers,
   });

@@ -156,11 +156,34 @@ async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
   };
 }
 
-/** Step 3: render. Throws a render, conversion or validation error for good. */
-async function render(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
-  const { deps, caches, metrics } = ctx;
-  const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
+type Outcome = 'ok' | 'error';
+
+/** Runs `work` and reports how long it took and whether it succeeded (failures count too). */
+async function timed<T>(
+  observe: (outcome: Outcome, seconds: number) => void,
+  work: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
+  let outcome: Outcome = 'error';
+  try {
+    const result = await work();
+    outcome = 'ok';
+    return result;
+  } finally {
+    observe(outcome, (performance.now() - started) / 1000);
+  }
+}
+
+/** Step 3: render. Throws a render, conversion or validation error for good. */
+const render = (ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> =>
+  timed(
+    (outcome, seconds) => ctx.metrics.renderDuration.observe({ outcome }, seconds),
+    () => renderMessage(ctx, data, checked),
+  );
+
+async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
+  const { deps, caches } = ctx;
+  const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
   let type: 9 | 10;
   let content: string;
   if (template) {
@@ -201,7 +224,6 @@ async function render(ctx: ProcessContext, data: PipeJob, checked: Checked): Pro
     }
   }
   const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
-  metrics.renderDuration.observe((performance.now() - started) / 1000);
   return {
     notPermissionsMention: mentions.blocked,
     message: {
@@ -220,9 +242,15 @@ async function render(ctx: ProcessContext, data: PipeJob, checked: Checked): Pro
   };
 }
 
-async function dispatch(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
-  const { deps, metrics } = ctx;
-  const started = performance.now();
+/** Step 5: hand the message to the bot's sink. */
+const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> =>
+  timed(
+    (outcome, seconds) => ctx.metrics.dispatchDuration.observe({ sink: bot.sink, outcome }, seconds),
+    () => dispatchMessage(ctx, bot, m),
+  );
+
+async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
+  const { deps } = ctx;
   let result: SinkResult;
   if (bot.sink === 'relay') {
     const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
@@ -237,7 +265,6 @@ async function dispatch(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage)
   } else {
     result = await storeMessage(deps, m);
   }
-  metrics.dispatchDuration.observe({ sink: bot.sink }, (performance.now() - started) / 1000);
   return result;
 }
 

@@ -430,8 +430,14 @@ describe('metrics', () => {
     const worker = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     expect(worker).toMatch(/herald_pipe_messages_sent_total\{sink="store"\} [1-9]/);
     expect(worker).toMatch(/herald_pipe_messages_failed_total\{reason="NO_SEND_PERMISSION"\} 1/);
-    expect(worker).toContain('herald_pipe_render_duration_seconds_bucket');
-    expect(worker).toContain('herald_pipe_dispatch_duration_seconds_bucket');
+    // Durations of failed renders and dispatches count too (the render errors and the relay's
+    // 403 and 500s above), apart from the successful ones.
+    const count = (metric: string, labels: string) =>
+      Number(new RegExp(`^${metric}_count\\{${labels}\\} (\\d+)$`, 'm').exec(worker)?.[1] ?? 0);
+    expect(count('herald_pipe_render_duration_seconds', 'outcome="ok"')).toBeGreaterThan(0);
+    expect(count('herald_pipe_render_duration_seconds', 'outcome="error"')).toBeGreaterThan(0);
+    expect(count('herald_pipe_dispatch_duration_seconds', 'sink="store",outcome="ok"')).toBeGreaterThan(0);
+    expect(count('herald_pipe_dispatch_duration_seconds', 'sink="relay",outcome="error"')).toBeGreaterThan(0);
     expect(worker).toMatch(/herald_pipe_queue_depth\{state="waiting"\} \d+/);
     // Dead messages come from the queue's failed jobs: the same as the failed records here.
     const dead = Number(/^herald_pipe_dead_messages (\d+)$/m.exec(worker)?.[1]);
