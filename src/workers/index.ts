@@ -2,9 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { RunningServer } from '../bin/http-server.js';
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { REASON } from '../domain/deliveries/reasons.js';
-import { describeFailure, expireReplayInput, markFailed } from '../domain/deliveries/records.js';
+import { expireReplayInput } from '../domain/deliveries/records.js';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { metricsFor } from '../metrics/index.js';
 import { pipeProbes } from '../metrics/pipe-probes.js';
@@ -13,6 +11,7 @@ import { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
+import { MAX_STALLED_COUNT, reconcileDeadJobs, recordDeadJobPatiently } from './dead-jobs.js';
 import { waitOutDependencyErrors } from './dependency-wait.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
@@ -23,11 +22,7 @@ import { SentLog } from './sent-log.js';
 // The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
 // config.stalledIntervalMs; src/config/defaults.ts explains both.
-/**
- * How many times a job may stall (its worker died) before it fails with reason STALLED instead
- * of running again: a message that crashes every worker that takes it must not kill them all.
- */
-export const MAX_STALLED_COUNT = 2;
+export { MAX_STALLED_COUNT } from './dead-jobs.js';
 /** How often a worker drops replay input older than DEAD_RETENTION_MS, in ms (hourly). */
 export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
@@ -109,24 +104,30 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     throw err;
   }
   worker.on('error', (err) => log.warn('worker error', { error: err.message }));
+  let closing: Promise<void> | undefined;
   // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
-  // (or, should it ever happen, one whose processor could not write its failed record).
+  // (or, should it ever happen, one whose processor could not write its failed record). Retried
+  // while the store is away, so the message does reach the dead list.
   worker.on('failed', (job: Job<PipeJob> | undefined, err: Error) => {
     if (!job) return;
-    void recordUnrecorded(deps, job, err).catch((err: unknown) =>
-      log.warn('could not record a failed message', { msg_id: job.id, error: err }),
-    );
+    void recordDeadJobPatiently(deps, job, err, () => closing !== undefined);
   });
+  // Dead jobs whose recording process died first: looked for at start-up and with each sweep.
+  const reconcile = () =>
+    reconcileDeadJobs(deps).catch((err: unknown) =>
+      log.warn('could not look for unrecorded failed messages', { error: err }),
+    );
+  void reconcile();
   const sweep = setInterval(() => {
     expireReplayInput(deps).catch((err: unknown) =>
       log.warn('replay retention sweep failed', { error: err }),
     );
+    void reconcile();
   }, RETENTION_SWEEP_MS);
   sweep.unref();
   void worker.run().catch((err: unknown) => log.error('worker stopped', { error: err }));
   await worker.waitUntilReady();
 
-  let closing: Promise<void> | undefined;
   return {
     metricsPort: metricsServer.port,
     close(timeoutMs) {
@@ -147,28 +148,4 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
       return closing;
     },
   };
-}
-
-async function recordUnrecorded(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<void> {
-  // 'failed' is emitted for every failed attempt; only a job that is now dead counts, and the
-  // processor has recorded those itself unless the job stalled too often.
-  if ((await job.getState()) !== 'failed') return;
-  const record = await deps.store.deliveries.get(job.data.msg_id);
-  if (record?.status === 'failed') return;
-  const data = job.data;
-  // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
-  // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
-  // the text of BullMQ's failure message.
-  const failure =
-    job.stalledCounter > MAX_STALLED_COUNT
-      ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
-      : err;
-  await markFailed(
-    deps,
-    { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
-    failure,
-    job.attemptsMade,
-    { ...data },
-  );
-  metricsFor(deps).failed.inc({ reason: describeFailure(failure).reason });
 }

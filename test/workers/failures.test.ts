@@ -1,8 +1,10 @@
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { PIPE_JOB_ATTEMPTS } from '../../src/queue/pipe-messages.js';
+import { PIPE_JOB_ATTEMPTS, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { openResources, type Resources } from '../../src/resources.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
+import { reconcileDeadJobs, recordDeadJobPatiently } from '../../src/workers/dead-jobs.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -379,5 +381,104 @@ describe(`a relay that keeps answering 429 (patience ${RATE_LIMIT_PATIENCE_MS} m
       reason: null,
     });
     expect(once).toBe(false);
+  });
+});
+
+describe('dead jobs without a failed record', () => {
+  /** A queue beside the pipe queue, and a plain BullMQ worker that fails its jobs for good. */
+  async function failedJob(
+    queue: Queue<PipeJob, unknown, 'pipe-message'>,
+    content: string,
+  ): Promise<Job<PipeJob>> {
+    const msgId = `dead-${Math.random().toString(36).slice(2)}`;
+    const data: PipeJob = {
+      msg_id: msgId,
+      pipe_id: 'p-dead',
+      bot_id: 'b-dead',
+      channel_id: 'c-dead',
+      guild_id: 'g-dead',
+      template_id: null,
+      type: null,
+      quote: null,
+      nonce: '',
+      temp_target_id: null,
+      input: content,
+      accepted_at: Date.now(),
+    };
+    await queue.add('pipe-message', data, { jobId: msgId });
+    const failing = new Worker<PipeJob>(
+      queue.name,
+      async () => {
+        // Stands for a process that failed the job and died before writing its record.
+        throw new UnrecoverableError('the processor died');
+      },
+      { connection: redisOptions(), prefix: app.config.redisPrefix },
+    );
+    await expect.poll(() => queue.getJobState(msgId), { timeout: 10_000 }).toBe('failed');
+    await failing.close();
+    return (await queue.getJob(msgId)) as Job<PipeJob>;
+  }
+  const redisOptions = () => {
+    const u = new URL(app.config.redisUrl);
+    return { host: u.hostname, port: Number(u.port || 6379) };
+  };
+  let side: Queue<PipeJob, unknown, 'pipe-message'>;
+  beforeAll(() => {
+    side = new Queue<PipeJob, unknown, 'pipe-message'>(`dead-side-${Date.now()}`, {
+      connection: redisOptions(),
+      prefix: app.config.redisPrefix,
+    });
+  });
+  afterAll(async () => {
+    await side?.obliterate({ force: true });
+    await side?.close();
+  });
+
+  it('a failed record that cannot be written while the store is away is written once it is back', async () => {
+    const job = await failedJob(side, 'record me later');
+    let stop = false;
+    mongoProxy.cut();
+    let done: Promise<void>;
+    try {
+      done = recordDeadJobPatiently(workerRes, job, new Error('the processor died'), () => stop);
+      await expect
+        .poll(
+          () =>
+            workerLines.some(
+              (l) => l.includes('could not record a failed message yet') && l.includes(job.data.msg_id),
+            ),
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe(true);
+      expect(await record(job.data.msg_id)).toBeNull();
+    } finally {
+      mongoProxy.restore();
+    }
+    await done;
+    stop = true;
+    expect(await record(job.data.msg_id)).toMatchObject({ status: 'failed', reason: 'INTERNAL' });
+  });
+
+  it('start-up and the hourly sweep record dead jobs nobody recorded, once', async () => {
+    const job = await failedJob(side, 'nobody recorded me');
+    expect(await record(job.data.msg_id)).toBeNull();
+    expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
+    expect(await record(job.data.msg_id)).toMatchObject({
+      status: 'failed',
+      reason: 'INTERNAL',
+      detail: null,
+      message: 'Internal error while delivering: the processor died',
+    });
+    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    const dead = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      '/admin/api/delivery/list?status=failed',
+      {
+        admin: true,
+      },
+    );
+    expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
   });
 });

@@ -17,6 +17,10 @@ export function listDeadDeliveries(
   return deps.store.deliveries.list({ status: 'failed', ...filter }, page);
 }
 
+/** The Redis lock on one message's delivery record, held by replay and by dead-job recording. */
+export const deliveryLockKey = (deps: Deps, msgId: string): string =>
+  `${deps.config.redisPrefix}:lock:delivery:${msgId}`;
+
 /** Puts a job back on the pipe queue under its msg_id (removing the failed one first). */
 export type Requeue = (msgId: string, job: Readonly<Record<string, unknown>>) => Promise<void>;
 
@@ -27,7 +31,7 @@ export type Requeue = (msgId: string, job: Readonly<Record<string, unknown>>) =>
  * nonce stay de-duplicated).
  */
 export async function replayDelivery(deps: Deps, msgId: string, requeue: Requeue): Promise<DeliveryRecord> {
-  return withRecordLock(deps.redis, `${deps.config.redisPrefix}:lock:delivery:${msgId}`, async () => {
+  return withRecordLock(deps.redis, deliveryLockKey(deps, msgId), async () => {
     const record = await deps.store.deliveries.get(msgId);
     if (!record) throw new NotFoundError('message');
     if (record.status !== 'failed') {

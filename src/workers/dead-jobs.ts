@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Job } from 'bullmq';
+import { deliveryLockKey } from '../domain/deliveries/dead-letters.js';
+import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { REASON } from '../domain/deliveries/reasons.js';
+import { describeFailure, markFailed } from '../domain/deliveries/records.js';
+import type { PipeDeps } from '../domain/pipes/runtime.js';
+import { withRecordLock } from '../locks/record-lock.js';
+import { metricsFor } from '../metrics/index.js';
+import type { PipeJob, PipeQueue } from '../queue/pipe-messages.js';
+
+/**
+ * How many times a job may stall (its worker died) before it fails with reason STALLED instead
+ * of running again: a message that crashes every worker that takes it must not kill them all.
+ */
+export const MAX_STALLED_COUNT = 2;
+/** Longest pause between tries of a failed record that could not be written, in ms. */
+export const DEAD_RECORD_MAX_RETRY_MS = 60_000;
+/**
+ * How many of the newest failed jobs a worker checks for a missing failed record at start-up
+ * and with each hourly sweep. A record goes missing only when a process died between BullMQ
+ * failing the job and the record write, so the newest jobs are where to look.
+ */
+export const DEAD_RECONCILE_JOBS = 1_000;
+
+/**
+ * Writes the failed record of a job that is dead in the queue but whose processor did not
+ * record it: one that stalled more than MAX_STALLED_COUNT times (BullMQ failed it in its
+ * stalled check), or, should it ever happen, one whose processor could not write the record.
+ * Answers whether it wrote one. Nothing is written when the job is not dead (BullMQ emits
+ * 'failed' for every failed attempt), or no longer exists (replayed or expired), or its record
+ * already says failed. Under the record's lock, as replay is: a replay between the check and
+ * the write cannot be overwritten.
+ */
+export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<boolean> {
+  const data = job.data;
+  return withRecordLock(deps.redis, deliveryLockKey(deps, data.msg_id), async () => {
+    if ((await job.getState()) !== 'failed') return false;
+    const record = await deps.store.deliveries.get(data.msg_id);
+    if (record?.status === 'failed') return false;
+    // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
+    // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
+    // the text of BullMQ's failure message.
+    const failure =
+      job.stalledCounter > MAX_STALLED_COUNT
+        ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
+        : err;
+    await markFailed(
+      deps,
+      { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
+      failure,
+      job.attemptsMade,
+      { ...data },
+    );
+    metricsFor(deps).failed.inc({ reason: describeFailure(failure).reason });
+    return true;
+  });
+}
+
+/**
+ * recordDeadJob until it succeeds: while the store or Redis is away the record waits, retried
+ * every RETRY_BASE_MS doubling up to DEAD_RECORD_MAX_RETRY_MS, and `stopped()` ends the tries
+ * (the process is closing; the next start-up's reconcile finds the job).
+ */
+export async function recordDeadJobPatiently(
+  deps: PipeDeps,
+  job: Job<PipeJob>,
+  err: Error,
+  stopped: () => boolean,
+): Promise<void> {
+  for (let wait = deps.config.retryBaseMs; !stopped(); wait = Math.min(wait * 2, DEAD_RECORD_MAX_RETRY_MS)) {
+    try {
+      await recordDeadJob(deps, job, err);
+      return;
+    } catch (e) {
+      deps.log.warn('could not record a failed message yet; retrying', {
+        msg_id: job.id,
+        wait_ms: wait,
+        error: e,
+      });
+    }
+    await sleep(wait, undefined, { ref: false });
+  }
+}
+
+/**
+ * Records the newest DEAD_RECONCILE_JOBS failed jobs that have no failed record (their
+ * recording process died first). Answers how many it recorded.
+ */
+export async function reconcileDeadJobs(
+  deps: PipeDeps,
+  queue: PipeQueue = deps.pipeRuntime.queue,
+): Promise<number> {
+  const jobs = (await queue.getFailed(0, DEAD_RECONCILE_JOBS - 1)) as Array<Job<PipeJob> | undefined>;
+  let recorded = 0;
+  for (const job of jobs) {
+    if (!job?.data?.msg_id) continue;
+    const record = await deps.store.deliveries.get(job.data.msg_id);
+    if (record?.status === 'failed') continue;
+    if (await recordDeadJob(deps, job, new Error(job.failedReason || 'failed in the queue'))) recorded++;
+  }
+  if (recorded > 0) deps.log.warn('recorded failed messages that had no record', { count: recorded });
+  return recorded;
+}
