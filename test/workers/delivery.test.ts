@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { banTemplate } from '../../src/domain/templates/index.js';
 import type { PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
-import { createTestChannel, upsertTestUser } from '../helpers/directory.js';
+import { addTestMember, createTestChannel, createTestGuild, upsertTestUser } from '../helpers/directory.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   answer,
@@ -203,6 +204,22 @@ describe('store sink', () => {
     expect((await app.res.store.messages.get(msgId))?.content).toBe('hey @all and @here and (met)123(met)');
   });
 
+  it('keeps (met)all(met) and (met)here(met) where the bot may mention everyone', async () => {
+    const loud = await createTestChannel(app, w.guildId, {
+      name: 'announcements',
+      permission_overwrites: [{ role_id: 0, allow: 131072, deny: 0 }],
+    });
+    const msgId = await sendPipe(
+      app,
+      pipe.token,
+      { content: 'hey (met)all(met) and (met)here(met)' },
+      `&target_id=${loud.id}`,
+    );
+    const rec = await settled(msgId);
+    expect(rec).toMatchObject({ status: 'sent', not_permissions_mention: [] });
+    expect((await app.res.store.messages.get(msgId))?.content).toBe('hey (met)all(met) and (met)here(met)');
+  });
+
   it('message/list: 404 for an unknown channel, 403 for one the bot cannot view', async () => {
     expect((await list('999999999')).status).toBe(404);
     const hidden = await createTestChannel(app, w.guildId, {
@@ -287,6 +304,47 @@ describe('permanent failures, dead letters and replay', () => {
     expect(rf.status).toBe('failed');
     expect(rf).toMatchObject({ reason: 'TEMPLATE_RENDER', code: 40011 });
     expect(rf.detail).toMatchObject({ code: 40011, line: 2, excerpt: '{{ data.n / 0 }}' });
+  });
+
+  it('records why: template banned since, view permission gone, a channel of another server', async () => {
+    // The template is in the worker's cache (one message sent with it) before it is banned.
+    const tpl = await createTemplate(app, w, 'soon banned {{ data.x }}');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    expect(await settled(await sendPipe(app, tplPipe.token, { x: 1 }))).toMatchObject({ status: 'sent' });
+    const botRecord = await app.res.store.bots.get(w.bot.id);
+    if (!botRecord) throw new Error('bot record missing');
+    await banTemplate(app.res, botRecord, tpl);
+    const banned = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: '{"x":2}' });
+
+    const hidden = await createTestChannel(app, w.guildId, {
+      name: 'hidden from the bot',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 2048 }],
+    });
+    const noView = await enqueue({ channel_id: hidden.id });
+
+    const otherGuild = await createTestGuild(app, { name: 'another server' });
+    const elsewhere = await createTestChannel(app, otherGuild.id, { name: 'elsewhere' });
+    await addTestMember(app, otherGuild.id, w.bot.bot.user_id as string);
+    const foreign = await enqueue({ channel_id: elsewhere.id });
+
+    expect(await settled(banned)).toMatchObject({
+      status: 'failed',
+      reason: 'TEMPLATE_BANNED',
+      code: 40021,
+      attempts: 1,
+    });
+    expect(await settled(noView)).toMatchObject({
+      status: 'failed',
+      reason: 'NO_VIEW_PERMISSION',
+      code: 40323,
+      message: `The bot lacks the view channels permission in channel ${hidden.id}`,
+    });
+    expect(await settled(foreign)).toMatchObject({
+      status: 'failed',
+      reason: 'CHANNEL_NOT_TEXT',
+      code: 40324,
+    });
+    for (const id of [banned, noView, foreign]) expect(await app.res.store.messages.get(id)).toBeNull();
   });
 
   it('a hostile template fails only its own message', async () => {
