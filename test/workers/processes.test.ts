@@ -174,8 +174,8 @@ describe('worker processes', () => {
     expect(aLog + bLog).not.toContain('tok-shared');
   }, 60_000);
 
-  it('SIGTERM finishes in-flight messages, then exits 0', async () => {
-    relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 800);
+  it('SIGTERM stops fetching, finishes in-flight messages, then exits 0', async () => {
+    relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 2_000);
     const w = await createWorld(app, {
       name: 'drain bot',
       sink: 'relay',
@@ -198,7 +198,30 @@ describe('worker processes', () => {
       })
       .toBe(4);
     worker.child.kill('SIGTERM');
+    // Messages accepted while it drains (it has free job slots) are left to other workers.
+    await expect
+      .poll(() => worker.out.join(''), { timeout: 5_000, interval: 20 })
+      .toContain('"shutting down"');
+    const later = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => sendPipe(app, p.token, { content: `later${i}` })),
+    );
+    expect(worker.child.exitCode).toBeNull();
     expect(await worker.exited).toBe(0);
     expect(await statuses(ids)).toEqual(['sent', 'sent', 'sent', 'sent']);
+    const nonces = relay.requests.map((r) => String(r.body.nonce));
+    expect(later.filter((id) => nonces.includes(id))).toEqual([]);
+    const states = await Promise.all(later.map((id) => app.res.pipeRuntime.queue.getJobState(id)));
+    expect(states).toEqual(['waiting', 'waiting', 'waiting']);
+
+    // The next worker takes them.
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    const next = startWorker();
+    running.push(next);
+    await started(next);
+    await expect
+      .poll(() => statuses(later), { timeout: 15_000, interval: 50 })
+      .toEqual(['sent', 'sent', 'sent']);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
   }, 60_000);
 });
