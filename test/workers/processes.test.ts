@@ -4,7 +4,15 @@ import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
-import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+import {
+  createPipe,
+  createTemplate,
+  createWorld,
+  ok,
+  type RelayServer,
+  sendPipe,
+  startRelayServer,
+} from './helpers.js';
 
 /**
  * Worker processes killed, stopped and run side by side. They run as `node --import tsx ...`:
@@ -172,6 +180,28 @@ describe('worker processes', () => {
     b.child.kill('SIGTERM');
     expect([await a.exited, await b.exited]).toEqual([0, 0]);
     expect(aLog + bLog).not.toContain('tok-shared');
+  }, 60_000);
+
+  it('a template edited through the API reaches a running worker process that has it cached', async () => {
+    const w = await createWorld(app, { name: 'template bot', rate_capacity: 1000, rate_per_second: 1000 });
+    const tpl = await createTemplate(app, w, 'v1 {{ data.n }}');
+    const p = await createPipe(app, w, { template_id: tpl });
+    const worker = startWorker();
+    running.push(worker);
+    await started(worker);
+    const content = async (msgId: string) => {
+      await expect.poll(() => statuses([msgId]), { timeout: 15_000, interval: 50 }).toEqual(['sent']);
+      return (await app.res.store.messages.get(msgId))?.content;
+    };
+    expect(await content(await sendPipe(app, p.token, { n: 1 }))).toBe('v1 1');
+    const edit = await app.request('POST', '/api/v3/template/update', {
+      bot: w.bot.token,
+      json: { id: tpl, content: 'v2 {{ data.n }}' },
+    });
+    expect(edit.status).toBe(200);
+    expect(await content(await sendPipe(app, p.token, { n: 2 }))).toBe('v2 2');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
   }, 60_000);
 
   it('SIGTERM stops fetching, finishes in-flight messages, then exits 0', async () => {
