@@ -313,7 +313,14 @@ export async function processPipeJob(
       });
     }
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
-    await markRateLimited(deps, ids, at, attempt - 1);
+    // The record only shows the wait; the wait itself must hold even while the store is away.
+    // (Passed on, the DependencyError would have dependency-wait.ts put the job off for its
+    // short backoff instead, and the bucket's reservation let it through early: a bot's whole
+    // backlog past its limit during a database outage.)
+    await markRateLimited(deps, ids, at, attempt - 1).catch((err: unknown) => {
+      if (!(err instanceof DependencyError)) throw err;
+      deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
+    });
     await job.moveToDelayed(at, token);
     throw new DelayedError();
   };

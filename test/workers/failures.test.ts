@@ -482,3 +482,57 @@ describe('dead jobs without a failed record', () => {
     expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
   });
 });
+
+describe("the worker's database cut off while a bot is over its limit", () => {
+  it('still holds the bot to rate + burst (the waits go unrecorded meanwhile), and sends everything', async () => {
+    const w = await createWorld(app, {
+      name: 'over the limit bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-over',
+      rate_capacity: 2,
+      rate_per_second: 2,
+    });
+    const pipe = await createPipe(app, w);
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    // One message warms the worker's caches (served from memory while the database is away),
+    // then the bucket refills.
+    expect(await settled(await sendPipe(app, pipe.token, { content: 'warm up' }))).toMatchObject({
+      status: 'sent',
+    });
+    await new Promise((r) => setTimeout(r, 1_100));
+
+    mongoProxy.cut();
+    let ids: string[];
+    try {
+      ids = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => sendPipe(app, pipe.token, { content: `over ${i}` })),
+      );
+      // Long enough for the old path (record write fails -> short dependency backoff -> the
+      // reservation lets the message through) to push the whole backlog out.
+      await expect
+        .poll(() => requestsWith('over 0').length + requestsWith('over 1').length, {
+          timeout: 10_000,
+          interval: 20,
+        })
+        .toBeGreaterThanOrEqual(2);
+      await new Promise((r) => setTimeout(r, 2_000));
+    } finally {
+      mongoProxy.restore();
+    }
+    for (const id of ids) expect(await settled(id, 30_000)).toMatchObject({ status: 'sent' });
+    const times = relay.requests
+      .filter((r) => String(r.body.content).startsWith('over '))
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    expect(times).toHaveLength(10);
+    // In any 1 s window: at most burst (2) + rate (2), plus one for the jitter between taking
+    // the tokens and reaching the relay.
+    for (const t of times) {
+      expect(
+        times.filter((x) => x >= t && x < t + 1_000).length,
+        JSON.stringify(times.map((x) => x - (times[0] ?? 0))),
+      ).toBeLessThanOrEqual(5);
+    }
+  }, 60_000);
+});
