@@ -6,32 +6,36 @@ export class RedisPolicyError extends Error {
   override readonly name = 'RedisPolicyError';
 }
 
+/** The `field:value` lines of an INFO section. */
+function infoFields(text: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const line of text.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && !line.startsWith('#')) fields.set(line.slice(0, colon), line.slice(colon + 1).trim());
+  }
+  return fields;
+}
+
 /**
  * Refuses a Redis whose maxmemory-policy is anything but `noeviction`: under memory pressure an
  * evicting policy silently drops queue keys, i.e. accepted messages. Warns when AOF persistence is
- * off (a Redis restart would lose recent jobs). Managed Redis services often forbid CONFIG; then
- * the check is skipped with a warning, since the operator may have set the policy elsewhere.
+ * off (a Redis restart would lose recent jobs). Read from INFO rather than CONFIG GET: managed
+ * Redis services often forbid CONFIG, while INFO is always there (BullMQ itself needs it). Only
+ * a server whose INFO names no policy at all (a Redis-compatible server of another kind) starts
+ * with a warning.
  */
 export async function checkRedisPolicy(redis: Redis, log: Logger): Promise<void> {
-  let policy: string | undefined;
-  let aof: string | undefined;
-  try {
-    const p = (await redis.config('GET', 'maxmemory-policy')) as string[];
-    const a = (await redis.config('GET', 'appendonly')) as string[];
-    policy = p[1];
-    aof = a[1];
-  } catch (err) {
-    log.warn('redis: CONFIG GET is not allowed; cannot check maxmemory-policy and persistence', {
-      error: err instanceof Error ? err.message : String(err),
-    });
-    return;
-  }
-  if (policy !== undefined && policy !== 'noeviction') {
+  const memory = infoFields(await redis.info('memory'));
+  const persistence = infoFields(await redis.info('persistence'));
+  const policy = memory.get('maxmemory_policy');
+  if (policy === undefined) {
+    log.warn('redis: INFO names no maxmemory_policy; cannot check that queue keys are never evicted');
+  } else if (policy !== 'noeviction') {
     throw new RedisPolicyError(
       `redis maxmemory-policy is "${policy}": it can evict queued messages; set it to "noeviction"`,
     );
   }
-  if (aof !== 'yes') {
+  if (persistence.get('aof_enabled') !== '1') {
     log.warn('redis: AOF persistence is off (appendonly no); a Redis restart can lose queued messages');
   }
 }

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
@@ -58,10 +61,28 @@ describe('checkRedisPolicy', () => {
     expect(lines.join('\n')).toContain('AOF persistence is off');
   });
 
-  it('warns and goes on when CONFIG is not allowed', async () => {
-    const redis = await redisWith(['--rename-command', 'CONFIG', '""', '--maxmemory-policy', 'allkeys-lru']);
+  it('reads the policy from INFO, so a Redis that forbids CONFIG is checked too', async () => {
+    const evicting = await redisWith([
+      '--rename-command',
+      'CONFIG',
+      '""',
+      '--maxmemory-policy',
+      'allkeys-lru',
+    ]);
+    await expect(checkRedisPolicy(evicting, capture().log)).rejects.toBeInstanceOf(RedisPolicyError);
+    const safe = await redisWith([
+      '--rename-command',
+      'CONFIG',
+      '""',
+      '--maxmemory-policy',
+      'noeviction',
+      '--appendonly',
+      'yes',
+      '--dir',
+      mkdtempSync(join(tmpdir(), 'herald-redis-')),
+    ]);
     const { log, lines } = capture();
-    await checkRedisPolicy(redis, log);
-    expect(lines.join('\n')).toContain('CONFIG GET is not allowed');
+    await checkRedisPolicy(safe, log);
+    expect(lines).toEqual([]);
   });
 });
