@@ -141,7 +141,11 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
           log.warn('in-flight messages did not finish in time; leaving them to other workers', {
             timeout_ms: timeoutMs,
           });
-          await worker.close(true).catch(() => {});
+          // worker.close(true) would only hand back the graceful close still under way (BullMQ
+          // keeps one closing promise). Cutting the connection under the jobs instead stops
+          // their lock renewals, so their locks lapse and another worker takes them.
+          graceful.catch(() => {});
+          connection.disconnect();
         }
         await closeAll();
       })();

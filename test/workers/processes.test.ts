@@ -29,7 +29,7 @@ interface Proc {
   exited: Promise<number | null>;
 }
 
-function startWorker(): Proc {
+function startWorker(env: Record<string, string> = {}): Proc {
   const prefix = app.config.redisPrefix;
   const mongo = new URL(app.config.mongoUrl);
   mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
@@ -44,6 +44,7 @@ function startWorker(): Proc {
       HOST: '127.0.0.1',
       WORKER_CONCURRENCY: '8',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -251,6 +252,53 @@ describe('worker processes', () => {
     await expect
       .poll(() => statuses(later), { timeout: 15_000, interval: 50 })
       .toEqual(['sent', 'sent', 'sent']);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  }, 60_000);
+
+  it('SIGTERM with a message still in flight at SHUTDOWN_TIMEOUT_MS: exits 0 on time, and another worker sends it', async () => {
+    // Short locks so that the message left behind is taken over within about 3 s.
+    const timings = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '1500' };
+    let hold = true;
+    relay.handler = (body, res) => {
+      if (body.content === 'held at shutdown' && hold) return setTimeout(() => ok(res, 'late'), 1_400);
+      ok(res, `up-${String(body.nonce)}`);
+    };
+    const w = await createWorld(app, {
+      name: 'held bot',
+      sink: 'relay',
+      relay_url: relay.url,
+      upstream_token: 'tok-held',
+      rate_capacity: 1000,
+      rate_per_second: 1000,
+    });
+    const p = await createPipe(app, w);
+    const worker = startWorker({ ...timings, SHUTDOWN_TIMEOUT_MS: '100' });
+    running.push(worker);
+    await started(worker);
+    const msgId = await sendPipe(app, p.token, { content: 'held at shutdown' });
+    await expect
+      .poll(() => relay.requests.some((r) => r.body.nonce === msgId), { timeout: 10_000, interval: 20 })
+      .toBe(true);
+    hold = false;
+    const stoppedAt = Date.now();
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    const log = worker.out.join('');
+    // It gave up waiting at its deadline and shut down cleanly, rather than being cut off by
+    // the last-resort exit timer (SHUTDOWN_TIMEOUT_MS + 1 s) with its connections still open.
+    expect(log).toContain('in-flight messages did not finish in time');
+    expect(log).toContain('"shut down cleanly"');
+    expect(log).not.toContain('shutdown timed out');
+    expect(Date.now() - stoppedAt).toBeLessThan(1_100);
+
+    const next = startWorker(timings);
+    running.push(next);
+    await started(next);
+    await expect.poll(() => statuses([msgId]), { timeout: 20_000, interval: 100 }).toEqual(['sent']);
+    expect(
+      new Set(relay.requests.filter((r) => r.body.content === 'held at shutdown').map((r) => r.body.nonce)),
+    ).toEqual(new Set([msgId]));
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
   }, 60_000);
