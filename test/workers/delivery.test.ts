@@ -438,6 +438,12 @@ describe('relay sink', () => {
     const forbidden = await sendPipe(app, rp.token, { content: 'forbidden' });
     const slow = await sendPipe(app, rp.token, { content: 'slow' });
     expect(await settled(limited)).toMatchObject({ status: 'sent', attempts: 1 });
+    // Each try came at least the 0.2 s the 429 asked for after the one before.
+    const limitedTries = relay.requests.filter((r) => r.body.content === 'limited').map((r) => r.at);
+    expect(limitedTries).toHaveLength(3);
+    for (let i = 1; i < limitedTries.length; i++) {
+      expect((limitedTries[i] ?? 0) - (limitedTries[i - 1] ?? 0)).toBeGreaterThanOrEqual(195);
+    }
     expect(await settled(forbidden)).toMatchObject({
       status: 'failed',
       reason: 'UPSTREAM_REJECTED',

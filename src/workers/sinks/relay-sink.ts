@@ -7,8 +7,6 @@ import type { OutgoingMessage, SinkResult } from './types.js';
 
 /** Wait after a 429 that names no reset time, in ms. */
 export const RELAY_DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
-/** Longest wait a 429 can impose on one message before the next try, in ms. */
-export const RELAY_MAX_RATE_LIMIT_WAIT_MS = 60_000;
 /** Longest upstream error text kept on the delivery record, in characters. */
 const MAX_UPSTREAM_MESSAGE = 500;
 
@@ -25,9 +23,13 @@ export interface RelayOptions {
   readonly timeoutMs: number;
 }
 
-/** The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date). */
+/**
+ * The wait a 429 asks for: X-Rate-Limit-Reset (seconds), else Retry-After (seconds or a date).
+ * Not capped here: a message tried again before the relay's reset only meets another 429. A
+ * wait that would end past RELAY_RATE_LIMIT_PATIENCE_MS fails the message instead (the worker).
+ */
 export function rateLimitWaitMs(headers: PostResult['headers'], now: number): number {
-  const clamp = (ms: number) => Math.min(RELAY_MAX_RATE_LIMIT_WAIT_MS, Math.max(0, Math.ceil(ms)));
+  const clamp = (ms: number) => Math.max(0, Math.ceil(ms));
   const header = (name: string): string | null => {
     const v = headers[name];
     return typeof v === 'string' ? v : null;
@@ -85,9 +87,11 @@ export async function relayMessage(
       detail: `connection failed (${cause})`,
     });
   }
-  let envelope: { code?: unknown; message?: unknown; data?: { msg_id?: unknown } } = {};
+  let envelope: { code?: unknown; message?: unknown; data?: { msg_id?: unknown } | null } = {};
   try {
-    envelope = JSON.parse(res.text) as typeof envelope;
+    const parsed: unknown = JSON.parse(res.text);
+    // Only an object is an envelope (`null`, a number or a list would break the reads below).
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) envelope = parsed;
   } catch {
     // Not JSON: judged by the status alone.
   }

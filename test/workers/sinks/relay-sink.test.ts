@@ -1,0 +1,94 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryRetryError } from '../../../src/domain/deliveries/errors/delivery-retry-error.js';
+import { UpstreamRateLimitedError } from '../../../src/domain/deliveries/errors/upstream-rate-limited-error.js';
+import { relayMessage } from '../../../src/workers/sinks/relay-sink.js';
+import type { OutgoingMessage } from '../../../src/workers/sinks/types.js';
+
+/**
+ * The relay sink against a local HTTP server: how each kind of answer is judged. (The worker's
+ * use of it, retries and waits included, is in delivery.test.ts and failures.test.ts.)
+ */
+let server: Server;
+let url = '';
+/** What the server answers next. */
+let reply: (res: ServerResponse) => void = (res) => res.end();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => reply(res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const a = server.address();
+  url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const message: OutgoingMessage = {
+  msg_id: 'm-1',
+  bot_id: 'b',
+  author_id: 'u',
+  channel_id: 'c',
+  guild_id: 'g',
+  type: 9,
+  content: 'hi',
+  quote: null,
+  temp_target_id: null,
+  nonce: '',
+  create_at: 0,
+};
+const send = (target = url) => relayMessage({ url: target, token: 't' }, message, { timeoutMs: 2_000 });
+const answer = (status: number, body: string, headers: Record<string, string> = {}) => {
+  reply = (res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+    res.end(body);
+  };
+};
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
+describe('relay sink', () => {
+  it('takes a 2xx whose body is not an envelope (null, a list) as sent, with no upstream id', async () => {
+    for (const body of ['null', '[1]', '7']) {
+      answer(200, body);
+      expect(await send()).toEqual({ upstream_msg_id: null });
+    }
+    answer(200, '{"code":0,"message":"","data":null}');
+    expect(await send()).toEqual({ upstream_msg_id: null });
+  });
+
+  it("waits as a 429's headers say, however long: X-Rate-Limit-Reset, then Retry-After (seconds or a date)", async () => {
+    const waitOf = async (headers: Record<string, string>, body = 'null') => {
+      answer(429, body, headers);
+      const err = await failure(send());
+      expect(err).toBeInstanceOf(UpstreamRateLimitedError);
+      return (err as UpstreamRateLimitedError).waitMs;
+    };
+    expect(await waitOf({ 'X-Rate-Limit-Reset': '120' })).toBe(120_000);
+    expect(await waitOf({ 'X-Rate-Limit-Reset': '0.25', 'Retry-After': '9' })).toBe(250);
+    expect(await waitOf({ 'Retry-After': '3' }, '{"code":42900}')).toBe(3_000);
+    const inTwoMinutes = new Date(Date.now() + 120_000).toUTCString();
+    const dated = await waitOf({ 'Retry-After': inTwoMinutes });
+    expect(dated).toBeGreaterThan(115_000);
+    expect(dated).toBeLessThanOrEqual(120_000);
+    expect(await waitOf({})).toBe(1_000);
+  });
+
+  it('retries a refused connection as UPSTREAM_UNREACHABLE', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const a = closed.address();
+    const port = typeof a === 'object' && a ? a.port : 0;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const err = await failure(send(`http://127.0.0.1:${port}`));
+    expect(err).toBeInstanceOf(DeliveryRetryError);
+    expect((err as DeliveryRetryError).reason).toBe('UPSTREAM_UNREACHABLE');
+  });
+});
