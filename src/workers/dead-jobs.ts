@@ -41,15 +41,17 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
     // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
     // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
     // the text of BullMQ's failure message.
-    const failure =
-      job.stalledCounter > MAX_STALLED_COUNT
-        ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
-        : err;
+    const stalled = job.stalledCounter > MAX_STALLED_COUNT;
+    const failure = stalled ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED') : err;
+    // A stall spends no BullMQ attempt, yet each stalled run was a try (it may have reached the
+    // relay). BullMQ counts one attempt when it fails the job for stalling: the attempts are
+    // those spent before, plus one per stall. (Not attemptsStarted: it counted 4 for 3 runs.)
+    const attempts = stalled ? Math.max(1, job.attemptsMade - 1 + job.stalledCounter) : job.attemptsMade;
     await markFailed(
       deps,
       { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
       failure,
-      job.attemptsMade,
+      attempts,
       { ...data },
     );
     metricsFor(deps).failed.inc({ reason: describeFailure(failure).reason });

@@ -104,7 +104,13 @@ describe('a message whose worker keeps dying', () => {
       })
       .toBe('failed');
     const record = (await app.res.store.deliveries.get(msgId)) as DeliveryRecord;
-    expect(record).toMatchObject({ status: 'failed', reason: 'STALLED', code: 50002, sent_at: null });
+    expect(record).toMatchObject({
+      status: 'failed',
+      reason: 'STALLED',
+      code: 50002,
+      sent_at: null,
+      attempts: runs,
+    });
     const job = await app.res.pipeRuntime.queue.getJob(msgId);
     expect(await job?.getState()).toBe('failed');
     expect(job?.failedReason).toContain('stalled');
