@@ -241,6 +241,20 @@ describe('permanent failures, dead letters and replay', () => {
     const msgId = await sendPipe(app, pipe.token, { content: 'muted?' }, `&target_id=${muted.id}`);
     const rec = await settled(msgId);
     expect(rec).toMatchObject({ status: 'failed', reason: 'NO_SEND_PERMISSION', code: 40323, attempts: 1 });
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${encodeURIComponent(pipe.token)}`,
+    );
+    expect(status.body.data).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      sent_at: null,
+      error: {
+        reason: 'NO_SEND_PERMISSION',
+        code: 40323,
+        message: `The bot lacks the send messages permission in channel ${muted.id}`,
+      },
+    });
 
     const dead = await app.request<{ items: DeliveryRecord[]; meta: { total: number } }>(
       'GET',
@@ -466,9 +480,34 @@ describe('rate limit', () => {
     const ids = await Promise.all(
       Array.from({ length: 10 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
     );
+    // While its backlog waits, pipemsg-status shows the last message rate_limited with retry_at.
+    const last = ids.at(-1) as string;
+    const status = () =>
+      app
+        .request<Record<string, unknown>>('GET', `/api/v3/message/pipemsg-status?msg_id=${last}`, {
+          bot: slowBot.bot.token,
+        })
+        .then((r) => r.body.data);
+    await expect
+      .poll(async () => (await status()).status, { timeout: 5_000, interval: 20 })
+      .toBe('rate_limited');
+    const waiting = await status();
+    expect(waiting.retry_at as number).toBeGreaterThan(Date.now() - 100);
+    expect(waiting).toMatchObject({ attempts: 0, sent_at: null });
+    // No queue-wide pause: another bot's messages go out at once meanwhile (well within the
+    // 2 s the limited bot's backlog takes).
+    const othersAt = Date.now();
+    const others = await Promise.all(
+      [1, 2, 3].map((n) => sendPipe(app, pipe.token, { content: `other ${n}` })),
+    );
+    const otherSentAt = (await Promise.all(others.map((id) => settled(id)))).map((r) => r.sent_at as number);
+    expect(await record(last)).not.toMatchObject({ status: 'sent' });
+    expect(Math.max(...otherSentAt) - othersAt).toBeLessThan(1_000);
+
     const records = await Promise.all(ids.map((id) => settled(id, 20_000)));
     expect(records.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
     const times = records.map((r) => r.sent_at as number).sort((a, b) => a - b);
+    expect(Math.max(...otherSentAt)).toBeLessThan(times.at(-1) as number);
     // In any 1 s window: at most burst (2) + rate (4) messages. Tokens are taken before the
     // dispatch, so sent_at can bunch up by the dispatch's jitter: allow 250 ms of it (1 token).
     for (const t of times) {
