@@ -268,6 +268,28 @@ async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingM
   return result;
 }
 
+/**
+ * A job run again after its worker died may have reached the store sink already: the message is
+ * then in its channel's timeline, and is sent, whatever the checks would now say (the pipe may
+ * have been disabled since, or the permission taken away). Only asked after a stall, so that
+ * ordinary runs pay no extra read. (A relay cannot be asked; it gets the same nonce again.)
+ */
+async function sentBeforeStall(
+  ctx: ProcessContext,
+  job: Job<PipeJob>,
+  attempt: number,
+): Promise<SentOutcome | null> {
+  if (job.stalledCounter === 0) return null;
+  const message = await ctx.deps.store.messages.get(job.data.msg_id);
+  if (!message) return null;
+  return {
+    sent_at: message.create_at,
+    upstream_msg_id: null,
+    attempts: attempt,
+    not_permissions_mention: [],
+  };
+}
+
 /** A failure that retrying cannot fix: a typed delivery failure or any 4xx-class Herald error. */
 const isPermanent = (err: unknown): boolean =>
   err instanceof DeliveryFailedError || (err instanceof HeraldError && err.status < 500);
@@ -325,6 +347,11 @@ export async function processPipeJob(
     throw new DelayedError();
   };
   try {
+    const earlier = await sentBeforeStall(ctx, job, attempt);
+    if (earlier) {
+      await ctx.sentLog.append(ids, earlier);
+      return earlier;
+    }
     const checked = await check(ctx, data);
     // The budget before the render: a message put off is rendered once, when its turn comes.
     // A refused message reserves its tokens and comes back when they are due (a job put off

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banTemplate } from '../../src/domain/templates/index.js';
-import type { PipeJob } from '../../src/queue/pipe-messages.js';
+import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { storeMessage } from '../../src/workers/sinks/store-sink.js';
 import { addTestMember, createTestChannel, createTestGuild, upsertTestUser } from '../helpers/directory.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
@@ -174,6 +175,51 @@ describe('store sink', () => {
       sort: { field: 'create_at', dir: -1 },
     });
     expect(all.items.filter((m) => m.id === msgId)).toHaveLength(1);
+  });
+
+  it('a job run again after its worker died finds its message in the timeline: sent, whatever the checks now say', async () => {
+    // The state a crash leaves: the first run stored the message and died before completing
+    // the job; since then the pipe was disabled, which the checks would refuse.
+    const other = await createPipe(app, w);
+    const msgId = `restarted-${Math.random().toString(36).slice(2)}`;
+    await storeMessage(app.res, {
+      msg_id: msgId,
+      bot_id: w.bot.id,
+      author_id: w.bot.bot.user_id as string,
+      channel_id: w.channelId,
+      guild_id: w.guildId,
+      type: 9,
+      content: 'stored before the crash',
+      quote: null,
+      temp_target_id: null,
+      nonce: '',
+      create_at: 1_234,
+    });
+    await app.request('POST', '/admin/api/pipe/update', {
+      admin: true,
+      json: { id: other.id, enabled: false },
+    });
+    const job: PipeJob = {
+      msg_id: msgId,
+      pipe_id: other.id,
+      bot_id: w.bot.id,
+      channel_id: w.channelId,
+      guild_id: w.guildId,
+      template_id: null,
+      type: null,
+      quote: null,
+      nonce: '',
+      temp_target_id: null,
+      input: 'stored before the crash',
+      accepted_at: Date.now(),
+    };
+    // Put off a moment so that its stall count (BullMQ's `stc`, what a stalled job carries) is
+    // set before a worker takes it.
+    await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: msgId, delay: 300 });
+    await app.res.redis.hset(`${app.config.redisPrefix}:${PIPE_QUEUE}:${msgId}`, 'stc', '1');
+    expect(await settled(msgId)).toMatchObject({ status: 'sent', sent_at: 1_234, reason: null });
+    const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
+    expect(timeline.body.data.items.filter((m) => m.id === msgId)).toHaveLength(1);
   });
 
   it('does not put temporary messages in the timeline; refuses a target user outside the guild', async () => {
