@@ -83,6 +83,8 @@ export class SentLog {
   private running: Promise<void> | undefined;
   private stopping = false;
   private lastClaim = 0;
+  /** The blocking connection's client id (CLIENT ID), so that close() can end its wait. */
+  private blockingId: number | undefined;
 
   /**
    * `redis` is the command client (appends, confirmations); `blocking` a connection of the
@@ -115,12 +117,26 @@ export class SentLog {
       // BUSYGROUP is Redis's error code for "the group exists", which is what we want.
       if (!(err instanceof Error && err.message.startsWith('BUSYGROUP'))) throw err;
     }
+    // A reconnected connection has a new id.
+    const learnId = () => {
+      this.blocking.client('ID').then(
+        (id) => {
+          this.blockingId = Number(id);
+        },
+        () => {},
+      );
+    };
+    this.blocking.on('ready', learnId);
+    this.blockingId = Number(await this.blocking.client('ID'));
     this.running = this.loop();
   }
 
   /** Stops reading, then writes what this process still holds once; safe to call twice. */
   async close(): Promise<void> {
     this.stopping = true;
+    // End a blocking read now rather than when its SENT_LOG_BLOCK_MS is up: shutdown waits on
+    // it. (UNBLOCK answers it as a timeout, with no entries; best effort, it ends anyway.)
+    if (this.blockingId !== undefined) await this.redis.client('UNBLOCK', this.blockingId).catch(() => {});
     await this.running;
     this.running = undefined;
   }

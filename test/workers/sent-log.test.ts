@@ -102,6 +102,19 @@ describe('sent log', () => {
     expect(await streamLength()).toBe(0);
   });
 
+  it('close() ends a blocking read at once instead of waiting out its block time', async () => {
+    const log = sentLog(app, { blockMs: 5_000 });
+    await log.start();
+    // One entry written, then the flusher goes back to its blocking read.
+    const m = message();
+    await log.append(m.ids, m.outcome);
+    await expect.poll(async () => (await record(m.ids.msg_id))?.status, { timeout: 5_000 }).toBe('sent');
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await log.close();
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
   it('takes over entries a dead flusher read but never wrote', async () => {
     const m = message();
     await app.res.redis.xgroup('CREATE', key(), 'recorders', '0', 'MKSTREAM').catch(() => {});
