@@ -11,31 +11,16 @@ import {
   markRetrying,
   type SentOutcome,
 } from '../domain/deliveries/records.js';
-import { isTextChannel } from '../domain/directory/index.js';
-import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
-import type { PipeDeps } from '../domain/pipes/runtime.js';
-import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
-import { TemplateNotFoundError } from '../domain/templates/errors.js';
-import { templateForSend } from '../domain/templates/index.js';
 import { DependencyError, HeraldError } from '../errors/index.js';
-import type { HeraldMetrics } from '../metrics/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
-import type { BucketLeases } from '../ratelimit/bucket-leases.js';
-import { convertCard } from '../render/cards/index.js';
-import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
-import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, TemplateRecord } from '../store/index.js';
-import type { WorkerCaches } from './caches.js';
-import { templateVersionKey } from './compiled-templates.js';
-import { loadPlatformContext } from './context-loader.js';
-import { neutraliseGroupMentions } from './mentions.js';
-import type { RenderPool } from './render-pool.js';
-import type { SentLog } from './sent-log.js';
-import { relayMessage } from './sinks/relay-sink.js';
-import { storeMessage } from './sinks/store-sink.js';
-import type { OutgoingMessage, SinkResult } from './sinks/types.js';
+import type { BotRecord } from '../store/index.js';
+import { fail } from './delivery-failure.js';
+import { check } from './message-checks.js';
+import { dispatch } from './message-dispatch.js';
+import { render } from './message-render.js';
+import type { ProcessContext } from './process-context.js';
+import type { SinkResult } from './sinks/types.js';
 
-/** Token cost of a message sent without a template: a normal message's consumption. */
-export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
 /**
  * A message the relay answered 429 waits what the relay says plus up to this share of it again
  * at random, so that a backlog of one bot does not wake all at the same instant. (A message
@@ -44,37 +29,6 @@ export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
 export const RATE_WAIT_SPREAD = 1;
 /** Shortest wait of a rate-limited message, in ms (keeps a backlog from spinning). */
 export const MIN_RATE_WAIT_MS = 10;
-
-export interface ProcessContext {
-  readonly deps: PipeDeps;
-  readonly caches: WorkerCaches;
-  readonly metrics: HeraldMetrics;
-  readonly sentLog: SentLog;
-  readonly renderer: RenderPool;
-  /** The bots' message buckets, with this process's leases on busy ones. */
-  readonly budgets: BucketLeases;
-}
-
-/** What the checks produce: the records a message is rendered with, and what it costs. */
-interface Checked {
-  readonly bot: BotRecord;
-  readonly template: TemplateRecord | null;
-  readonly guild: GuildRecord;
-  readonly channel: ChannelRecord;
-  readonly botMember: MemberRecord | null;
-  readonly targetMember: MemberRecord | null;
-  readonly permissions: number;
-  readonly cost: number;
-}
-
-/** What the render produces: a message ready to send. */
-interface Prepared {
-  readonly message: OutgoingMessage;
-  readonly notPermissionsMention: string[];
-}
-
-const fail = (reason: string, key: ConstructorParameters<typeof DeliveryFailedError>[1], params = {}) =>
-  new DeliveryFailedError(reason, key, params);
 
 /** The bot's message budget: its own settings or the named defaults. */
 export function messageLimit(bot: BotRecord) {
@@ -87,186 +41,6 @@ export function messageLimit(bot: BotRecord) {
 export const messageBucketKey = (prefix: string, botId: string): string => `${prefix}:rl:msg:${botId}`;
 /** Where a message refused by its bot's bucket records the tokens it reserved (token-bucket.lua). */
 export const messageReservationKey = (prefix: string, msgId: string): string => `${prefix}:rl:paid:${msgId}`;
-
-/** Steps 1-2: load and check. Throws DeliveryFailedError for good. */
-async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
-  const { deps, caches } = ctx;
-  const [pipe, bot] = await Promise.all([
-    deps.pipeRuntime.pipes.get(data.pipe_id),
-    caches.bots.get(data.bot_id),
-  ]);
-  if (!pipe || pipe.bot_id !== data.bot_id)
-    throw fail(REASON.PIPE_DELETED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
-  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
-  if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, 'DELIVERY_BOT_UNAVAILABLE', { bot_id: data.bot_id });
-
-  const templateId = data.template_id;
-  const templatePromise = templateId
-    ? caches.templates
-        .get(`${bot.id}:${templateId}`)
-        .then((t) => templateForSend(t, templateId))
-        .catch((err: unknown) => {
-          if (err instanceof TemplateNotFoundError) {
-            throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
-          }
-          throw err;
-        })
-    : Promise.resolve(null);
-  const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
-
-  const where = { channel_id: data.channel_id };
-  if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
-  if (channel.guild_id !== pipe.guild_id || !isTextChannel(channel)) {
-    throw fail(REASON.CHANNEL_NOT_TEXT, 'DELIVERY_TARGET_INVALID', where);
-  }
-  const [guild, botMember, targetMember] = await Promise.all([
-    caches.guilds.get(channel.guild_id),
-    caches.member(channel.guild_id, bot.user_id),
-    data.temp_target_id ? caches.member(channel.guild_id, data.temp_target_id) : Promise.resolve(null),
-  ]);
-  if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
-  const permissions = effectivePermissions({ guild, member: botMember, channel, userId: bot.user_id });
-  if (!hasPermission(permissions, PERMISSION.VIEW_CHANNELS)) {
-    throw fail(REASON.NO_VIEW_PERMISSION, 'DELIVERY_NO_PERMISSION', {
-      ...where,
-      permission: 'view channels',
-    });
-  }
-  if (!hasPermission(permissions, PERMISSION.SEND_MESSAGES)) {
-    throw fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
-      ...where,
-      permission: 'send messages',
-    });
-  }
-  if (data.temp_target_id && !targetMember && guild.user_id !== data.temp_target_id) {
-    throw fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', {
-      user_id: data.temp_target_id,
-    });
-  }
-
-  return {
-    bot,
-    template,
-    guild,
-    channel,
-    botMember,
-    targetMember,
-    permissions,
-    cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
-  };
-}
-
-type Outcome = 'ok' | 'error';
-
-/** Runs `work` and reports how long it took and whether it succeeded (failures count too). */
-async function timed<T>(
-  observe: (outcome: Outcome, seconds: number) => void,
-  work: () => Promise<T>,
-): Promise<T> {
-  const started = performance.now();
-  let outcome: Outcome = 'error';
-  try {
-    const result = await work();
-    outcome = 'ok';
-    return result;
-  } finally {
-    observe(outcome, (performance.now() - started) / 1000);
-  }
-}
-
-/** Step 3: render. Throws a render, conversion or validation error for good. */
-const render = (ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> =>
-  timed(
-    (outcome, seconds) => ctx.metrics.renderDuration.observe({ outcome }, seconds),
-    () => renderMessage(ctx, data, checked),
-  );
-
-async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
-  const { deps, caches } = ctx;
-  const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
-  let type: 9 | 10;
-  let content: string;
-  if (template) {
-    const compiled = caches.compiledTemplate(template.id, template.version, template.content);
-    const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
-      bot,
-      guild,
-      channel,
-      botMember,
-      targetUserId: data.temp_target_id,
-      targetMember,
-      quoteId: data.quote,
-    });
-    // Decoding the input, rendering and card validation run on a render thread (render-pool.ts).
-    const out = await ctx.renderer.render({
-      templateKey: templateVersionKey(template.id, template.version),
-      source: template.content,
-      compiled,
-      msgtype: template.msgtype,
-      input: data.input,
-      inputEncoding: data.input_encoding,
-      platform,
-      now: deps.now(),
-    });
-    type = out.type;
-    content = out.content;
-  } else {
-    if (typeof data.input !== 'string') {
-      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', { detail: 'content must be a string' });
-    }
-    type = data.type ?? 9;
-    if (type === 10) {
-      content = JSON.stringify(convertCard(data.input, 'json', deps.now()));
-    } else {
-      content = data.input;
-      const length = [...content].length;
-      if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
-    }
-  }
-  const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
-  return {
-    notPermissionsMention: mentions.blocked,
-    message: {
-      msg_id: data.msg_id,
-      bot_id: bot.id,
-      author_id: bot.user_id,
-      channel_id: channel.id,
-      guild_id: channel.guild_id,
-      type,
-      content: mentions.content,
-      quote: data.quote,
-      temp_target_id: data.temp_target_id,
-      nonce: data.nonce,
-      create_at: deps.now(),
-    },
-  };
-}
-
-/** Step 5: hand the message to the bot's sink. */
-const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> =>
-  timed(
-    (outcome, seconds) => ctx.metrics.dispatchDuration.observe({ sink: bot.sink, outcome }, seconds),
-    () => dispatchMessage(ctx, bot, m),
-  );
-
-async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
-  const { deps } = ctx;
-  let result: SinkResult;
-  if (bot.sink === 'relay') {
-    const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
-    if (bot.relay_url === '' || token === '') {
-      throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
-        status: 0,
-        upstream_code: 0,
-        detail: 'the bot has no relay_url or upstream_token',
-      });
-    }
-    result = await relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });
-  } else {
-    result = await storeMessage(deps, m);
-  }
-  return result;
-}
 
 /**
  * A job run again after its worker died may have reached the store sink already: the message is

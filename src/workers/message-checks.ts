@@ -1,0 +1,92 @@
+import { REASON } from '../domain/deliveries/reasons.js';
+import { isTextChannel } from '../domain/directory/index.js';
+import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
+import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
+import { TemplateNotFoundError } from '../domain/templates/errors.js';
+import { templateForSend } from '../domain/templates/index.js';
+import type { PipeJob } from '../queue/pipe-messages.js';
+import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, TemplateRecord } from '../store/index.js';
+import { fail } from './delivery-failure.js';
+import type { ProcessContext } from './process-context.js';
+/** Token cost of a message sent without a template: a normal message's consumption. */
+export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
+
+/** What the checks produce: the records a message is rendered with, and what it costs. */
+export interface Checked {
+  readonly bot: BotRecord;
+  readonly template: TemplateRecord | null;
+  readonly guild: GuildRecord;
+  readonly channel: ChannelRecord;
+  readonly botMember: MemberRecord | null;
+  readonly targetMember: MemberRecord | null;
+  readonly permissions: number;
+  readonly cost: number;
+}
+
+/** Steps 1-2: load and check. Throws DeliveryFailedError for good. */
+export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
+  const { deps, caches } = ctx;
+  const [pipe, bot] = await Promise.all([
+    deps.pipeRuntime.pipes.get(data.pipe_id),
+    caches.bots.get(data.bot_id),
+  ]);
+  if (!pipe || pipe.bot_id !== data.bot_id)
+    throw fail(REASON.PIPE_DELETED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
+  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
+  if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, 'DELIVERY_BOT_UNAVAILABLE', { bot_id: data.bot_id });
+
+  const templateId = data.template_id;
+  const templatePromise = templateId
+    ? caches.templates
+        .get(`${bot.id}:${templateId}`)
+        .then((t) => templateForSend(t, templateId))
+        .catch((err: unknown) => {
+          if (err instanceof TemplateNotFoundError) {
+            throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
+          }
+          throw err;
+        })
+    : Promise.resolve(null);
+  const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
+
+  const where = { channel_id: data.channel_id };
+  if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  if (channel.guild_id !== pipe.guild_id || !isTextChannel(channel)) {
+    throw fail(REASON.CHANNEL_NOT_TEXT, 'DELIVERY_TARGET_INVALID', where);
+  }
+  const [guild, botMember, targetMember] = await Promise.all([
+    caches.guilds.get(channel.guild_id),
+    caches.member(channel.guild_id, bot.user_id),
+    data.temp_target_id ? caches.member(channel.guild_id, data.temp_target_id) : Promise.resolve(null),
+  ]);
+  if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  const permissions = effectivePermissions({ guild, member: botMember, channel, userId: bot.user_id });
+  if (!hasPermission(permissions, PERMISSION.VIEW_CHANNELS)) {
+    throw fail(REASON.NO_VIEW_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+      ...where,
+      permission: 'view channels',
+    });
+  }
+  if (!hasPermission(permissions, PERMISSION.SEND_MESSAGES)) {
+    throw fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+      ...where,
+      permission: 'send messages',
+    });
+  }
+  if (data.temp_target_id && !targetMember && guild.user_id !== data.temp_target_id) {
+    throw fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', {
+      user_id: data.temp_target_id,
+    });
+  }
+
+  return {
+    bot,
+    template,
+    guild,
+    channel,
+    botMember,
+    targetMember,
+    permissions,
+    cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
+  };
+}

@@ -1,0 +1,33 @@
+import { REASON } from '../domain/deliveries/reasons.js';
+import type { BotRecord } from '../store/index.js';
+import { fail } from './delivery-failure.js';
+import type { ProcessContext } from './process-context.js';
+import { relayMessage } from './sinks/relay-sink.js';
+import { storeMessage } from './sinks/store-sink.js';
+import type { OutgoingMessage, SinkResult } from './sinks/types.js';
+import { timed } from './timed.js';
+/** Step 5: hand the message to the bot's sink. */
+export const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> =>
+  timed(
+    (outcome, seconds) => ctx.metrics.dispatchDuration.observe({ sink: bot.sink, outcome }, seconds),
+    () => dispatchMessage(ctx, bot, m),
+  );
+
+async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
+  const { deps } = ctx;
+  let result: SinkResult;
+  if (bot.sink === 'relay') {
+    const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
+    if (bot.relay_url === '' || token === '') {
+      throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
+        status: 0,
+        upstream_code: 0,
+        detail: 'the bot has no relay_url or upstream_token',
+      });
+    }
+    result = await relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });
+  } else {
+    result = await storeMessage(deps, m);
+  }
+  return result;
+}

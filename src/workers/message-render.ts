@@ -1,0 +1,86 @@
+import { REASON } from '../domain/deliveries/reasons.js';
+import { hasPermission, PERMISSION } from '../domain/permissions.js';
+import type { PipeJob } from '../queue/pipe-messages.js';
+import { convertCard } from '../render/cards/index.js';
+import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
+import { templateVersionKey } from './compiled-templates.js';
+import { loadPlatformContext } from './context-loader.js';
+import { fail } from './delivery-failure.js';
+import { neutraliseGroupMentions } from './mentions.js';
+import type { Checked } from './message-checks.js';
+import type { ProcessContext } from './process-context.js';
+import type { OutgoingMessage } from './sinks/types.js';
+import { timed } from './timed.js';
+/** What the render produces: a message ready to send. */
+export interface Prepared {
+  readonly message: OutgoingMessage;
+  readonly notPermissionsMention: string[];
+}
+
+/** Step 3: render. Throws a render, conversion or validation error for good. */
+export const render = (ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> =>
+  timed(
+    (outcome, seconds) => ctx.metrics.renderDuration.observe({ outcome }, seconds),
+    () => renderMessage(ctx, data, checked),
+  );
+
+async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
+  const { deps, caches } = ctx;
+  const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
+  let type: 9 | 10;
+  let content: string;
+  if (template) {
+    const compiled = caches.compiledTemplate(template.id, template.version, template.content);
+    const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
+      bot,
+      guild,
+      channel,
+      botMember,
+      targetUserId: data.temp_target_id,
+      targetMember,
+      quoteId: data.quote,
+    });
+    // Decoding the input, rendering and card validation run on a render thread (render-pool.ts).
+    const out = await ctx.renderer.render({
+      templateKey: templateVersionKey(template.id, template.version),
+      source: template.content,
+      compiled,
+      msgtype: template.msgtype,
+      input: data.input,
+      inputEncoding: data.input_encoding,
+      platform,
+      now: deps.now(),
+    });
+    type = out.type;
+    content = out.content;
+  } else {
+    if (typeof data.input !== 'string') {
+      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', { detail: 'content must be a string' });
+    }
+    type = data.type ?? 9;
+    if (type === 10) {
+      content = JSON.stringify(convertCard(data.input, 'json', deps.now()));
+    } else {
+      content = data.input;
+      const length = [...content].length;
+      if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
+    }
+  }
+  const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
+  return {
+    notPermissionsMention: mentions.blocked,
+    message: {
+      msg_id: data.msg_id,
+      bot_id: bot.id,
+      author_id: bot.user_id,
+      channel_id: channel.id,
+      guild_id: channel.guild_id,
+      type,
+      content: mentions.content,
+      quote: data.quote,
+      temp_target_id: data.temp_target_id,
+      nonce: data.nonce,
+      create_at: deps.now(),
+    },
+  };
+}

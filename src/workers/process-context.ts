@@ -1,0 +1,17 @@
+import type { PipeDeps } from '../domain/pipes/runtime.js';
+import type { HeraldMetrics } from '../metrics/index.js';
+import type { BucketLeases } from '../ratelimit/bucket-leases.js';
+import type { WorkerCaches } from './caches.js';
+import type { RenderPool } from './render-pool.js';
+import type { SentLog } from './sent-log.js';
+
+/** What each pipe message is processed with: one per worker process. */
+export interface ProcessContext {
+  readonly deps: PipeDeps;
+  readonly caches: WorkerCaches;
+  readonly metrics: HeraldMetrics;
+  readonly sentLog: SentLog;
+  readonly renderer: RenderPool;
+  /** The bots' message buckets, with this process's leases on busy ones. */
+  readonly budgets: BucketLeases;
+}
