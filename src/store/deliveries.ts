@@ -90,6 +90,16 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       return d ? toRecord(d) : null;
     },
 
+    /** Which of these messages have a `failed` record (one query; ids only). */
+    async failedAmong(msgIds: readonly string[]): Promise<Set<string>> {
+      if (msgIds.length === 0) return new Set();
+      const docs = await Delivery.find(
+        { _id: mongoose.trusted({ $in: [...msgIds] }), status: 'failed' },
+        { _id: 1 },
+      ).lean<Array<{ _id: string }>>();
+      return new Set(docs.map((d) => d._id));
+    },
+
     /** The job kept for replay, or null (never failed, replayed already, or expired). */
     async getReplayJob(msgId: string): Promise<Record<string, unknown> | null> {
       const d = await Delivery.findById(msgId).lean<DeliveryDoc>();

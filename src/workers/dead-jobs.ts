@@ -93,12 +93,15 @@ export async function reconcileDeadJobs(
   deps: PipeDeps,
   queue: PipeQueue = deps.pipeRuntime.queue,
 ): Promise<number> {
-  const jobs = (await queue.getFailed(0, DEAD_RECONCILE_JOBS - 1)) as Array<Job<PipeJob> | undefined>;
+  // Ids first, and one store query for them: a dead job holds its whole input (up to the body
+  // limit), so only the few without a failed record are loaded.
+  const ids = await queue.getRanges(['failed'], 0, DEAD_RECONCILE_JOBS - 1, false);
+  const known = await deps.store.deliveries.failedAmong(ids);
   let recorded = 0;
-  for (const job of jobs) {
+  for (const id of ids) {
+    if (known.has(id)) continue;
+    const job = (await queue.getJob(id)) as Job<PipeJob> | undefined;
     if (!job?.data?.msg_id) continue;
-    const record = await deps.store.deliveries.get(job.data.msg_id);
-    if (record?.status === 'failed') continue;
     if (await recordDeadJob(deps, job, new Error(job.failedReason || 'failed in the queue'))) recorded++;
   }
   if (recorded > 0) deps.log.warn('recorded failed messages that had no record', { count: recorded });

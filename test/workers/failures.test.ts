@@ -471,6 +471,10 @@ describe('dead jobs without a failed record', () => {
       detail: null,
       message: 'Internal error while delivering: the processor died',
     });
+    // Once recorded, the ids-only look-up finds it, so its job is not loaded again.
+    expect(await workerRes.store.deliveries.failedAmong([job.data.msg_id, 'no-such-message'])).toEqual(
+      new Set([job.data.msg_id]),
+    );
     expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
     const dead = await app.request<{ items: DeliveryRecord[] }>(
       'GET',
