@@ -8,6 +8,7 @@ import type { PipeJob } from '../queue/pipe-messages.js';
 import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, TemplateRecord } from '../store/index.js';
 import { fail } from './delivery-failure.js';
 import type { ProcessContext } from './process-context.js';
+
 /** Token cost of a message sent without a template: a normal message's consumption. */
 export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;
 

@@ -6,6 +6,7 @@ import { relayMessage } from './sinks/relay-sink.js';
 import { storeMessage } from './sinks/store-sink.js';
 import type { OutgoingMessage, SinkResult } from './sinks/types.js';
 import { timed } from './timed.js';
+
 /** Step 5: hand the message to the bot's sink. */
 export const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> =>
   timed(
@@ -15,19 +16,14 @@ export const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage
 
 async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
   const { deps } = ctx;
-  let result: SinkResult;
-  if (bot.sink === 'relay') {
-    const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
-    if (bot.relay_url === '' || token === '') {
-      throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
-        status: 0,
-        upstream_code: 0,
-        detail: 'the bot has no relay_url or upstream_token',
-      });
-    }
-    result = await relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });
-  } else {
-    result = await storeMessage(deps, m);
+  if (bot.sink !== 'relay') return storeMessage(deps, m);
+  const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
+  if (bot.relay_url === '' || token === '') {
+    throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
+      status: 0,
+      upstream_code: 0,
+      detail: 'the bot has no relay_url or upstream_token',
+    });
   }
-  return result;
+  return relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });
 }

@@ -11,6 +11,7 @@ import type { Checked } from './message-checks.js';
 import type { ProcessContext } from './process-context.js';
 import type { OutgoingMessage } from './sinks/types.js';
 import { timed } from './timed.js';
+
 /** What the render produces: a message ready to send. */
 export interface Prepared {
   readonly message: OutgoingMessage;

@@ -117,17 +117,12 @@ export class SentLog {
       // BUSYGROUP is Redis's error code for "the group exists", which is what we want.
       if (!(err instanceof Error && err.message.startsWith('BUSYGROUP'))) throw err;
     }
-    // A reconnected connection has a new id.
-    const learnId = () => {
-      this.blocking.client('ID').then(
-        (id) => {
-          this.blockingId = Number(id);
-        },
-        () => {},
-      );
+    const learnId = async () => {
+      this.blockingId = Number(await this.blocking.client('ID'));
     };
-    this.blocking.on('ready', learnId);
-    this.blockingId = Number(await this.blocking.client('ID'));
+    // A reconnected connection has a new id.
+    this.blocking.on('ready', () => void learnId().catch(() => {}));
+    await learnId();
     this.running = this.loop();
   }
 

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   answer,
   createPipe,
+  createRelayWorld,
   createTemplate,
   createWorld,
   ok,
@@ -39,7 +40,7 @@ const list = (channelId: string, token = w.bot.token, query = '') =>
     { bot: token },
   );
 /** A job as the ingest would have queued it (for states the API refuses at the door). */
-async function enqueue(over: Partial<PipeJob>): Promise<string> {
+async function enqueue(over: Partial<PipeJob>, options: { delay?: number } = {}): Promise<string> {
   const msgId = `direct-${Math.random().toString(36).slice(2)}`;
   const job: PipeJob = {
     msg_id: msgId,
@@ -56,7 +57,7 @@ async function enqueue(over: Partial<PipeJob>): Promise<string> {
     accepted_at: Date.now(),
     ...over,
   };
-  await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: job.msg_id });
+  await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: job.msg_id, ...options });
   return job.msg_id;
 }
 
@@ -199,23 +200,9 @@ describe('store sink', () => {
       admin: true,
       json: { id: other.id, enabled: false },
     });
-    const job: PipeJob = {
-      msg_id: msgId,
-      pipe_id: other.id,
-      bot_id: w.bot.id,
-      channel_id: w.channelId,
-      guild_id: w.guildId,
-      template_id: null,
-      type: null,
-      quote: null,
-      nonce: '',
-      temp_target_id: null,
-      input: 'stored before the crash',
-      accepted_at: Date.now(),
-    };
     // Put off a moment so that its stall count (BullMQ's `stc`, what a stalled job carries) is
     // set before a worker takes it.
-    await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: msgId, delay: 300 });
+    await enqueue({ msg_id: msgId, pipe_id: other.id, input: 'stored before the crash' }, { delay: 300 });
     await app.res.redis.hset(`${app.config.redisPrefix}:${PIPE_QUEUE}:${msgId}`, 'stc', '1');
     expect(await settled(msgId)).toMatchObject({ status: 'sent', sent_at: 1_234, reason: null });
     const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
@@ -434,13 +421,9 @@ describe('relay sink', () => {
   let rw: World;
   let rp: { id: string; token: string };
   beforeAll(async () => {
-    rw = await createWorld(app, {
+    rw = await createRelayWorld(app, relay.url, {
       name: 'relay bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'upstream-secret-123',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     rp = await createPipe(app, rw);
   });

@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   answer,
   createPipe,
+  createRelayWorld,
   createWorld,
   ok,
   type RelayServer,
@@ -101,13 +102,9 @@ afterAll(async () => {
 describe(`relay target slower than RELAY_TIMEOUT_MS (${RELAY_TIMEOUT_MS} ms here)`, () => {
   let pipeToken: string;
   beforeAll(async () => {
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'slow relay bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-slow',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     pipeToken = (await createPipe(app, w)).token;
   });
@@ -191,10 +188,8 @@ describe("the worker's database cut off mid-run", () => {
     // the cut lands while both are delivering, and while some wait for their budget.
     const budget = { rate_capacity: 5, rate_per_second: 10 };
     const storeWorld = await createWorld(app, { name: 'outage store bot', ...budget });
-    const relayWorld = await createWorld(app, {
+    const relayWorld = await createRelayWorld(app, relay.url, {
       name: 'outage relay bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-outage',
       ...budget,
     });
@@ -270,13 +265,9 @@ describe("the worker's database cut off mid-run", () => {
 
 describe("the worker's Redis cut off on a message's last attempt", () => {
   it('keeps a message the relay took: never recorded failed, sent once Redis is back', async () => {
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'last attempt bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-last',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     const pipe = await createPipe(app, w);
     // Every attempt but the last meets a 500; the last one is taken (200), but Redis goes away
@@ -321,13 +312,9 @@ describe("the worker's Redis cut off on a message's last attempt", () => {
 
 describe(`a relay that keeps answering 429 (patience ${RATE_LIMIT_PATIENCE_MS} ms here)`, () => {
   it('fails the message with UPSTREAM_RATE_LIMITED past the patience; a replay gets a new window', async () => {
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'always limited bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-429',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     const pipe = await createPipe(app, w);
     let refuse = true;
@@ -489,10 +476,8 @@ describe('dead jobs without a failed record', () => {
 
 describe("the worker's database cut off while a bot is over its limit", () => {
   it('still holds the bot to rate + burst (the waits go unrecorded meanwhile), and sends everything', async () => {
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'over the limit bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-over',
       rate_capacity: 2,
       rate_per_second: 2,

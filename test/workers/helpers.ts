@@ -79,6 +79,24 @@ export async function createWorld(
   return { bot, guildId: guild.id, channelId };
 }
 
+/**
+ * A world whose bot's sink is the relay at `relayUrl`, with a budget far above what a test sends
+ * unless `bot` sets one (rate_capacity, rate_per_second).
+ */
+export function createRelayWorld(
+  app: TestApp,
+  relayUrl: string,
+  bot: { name: string; upstream_token: string } & Record<string, unknown>,
+): Promise<World> {
+  return createWorld(app, {
+    sink: 'relay',
+    relay_url: relayUrl,
+    rate_capacity: 1000,
+    rate_per_second: 1000,
+    ...bot,
+  });
+}
+
 /** A pipe with a generous intake budget (tests measure the delivery side, not the door). */
 export async function createPipe(
   app: TestApp,

@@ -6,6 +6,7 @@ import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import {
   createPipe,
+  createRelayWorld,
   createTemplate,
   createWorld,
   ok,
@@ -83,10 +84,8 @@ describe('worker processes', () => {
       rate_capacity: 100_000,
       rate_per_second: 100_000,
     });
-    const relayWorld = await createWorld(app, {
+    const relayWorld = await createRelayWorld(app, relay.url, {
       name: 'relay bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-kill',
       rate_capacity: 100_000,
       rate_per_second: 100_000,
@@ -145,10 +144,8 @@ describe('worker processes', () => {
   it('two workers share one bot limit: the relay never sees more than rate + burst per second', async () => {
     relay.requests.length = 0;
     relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'shared limit bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-shared',
       rate_capacity: 5,
       rate_per_second: 10,
@@ -207,13 +204,9 @@ describe('worker processes', () => {
 
   it('SIGTERM stops fetching, finishes in-flight messages, then exits 0', async () => {
     relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 2_000);
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'drain bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-drain',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     const p = await createPipe(app, w);
     const worker = startWorker();
@@ -264,13 +257,9 @@ describe('worker processes', () => {
       if (body.content === 'held at shutdown' && hold) return setTimeout(() => ok(res, 'late'), 1_400);
       ok(res, `up-${String(body.nonce)}`);
     };
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'held bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-held',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     const p = await createPipe(app, w);
     const worker = startWorker({ ...timings, SHUTDOWN_TIMEOUT_MS: '100' });

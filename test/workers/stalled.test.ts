@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { MAX_STALLED_COUNT, type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
-import { createPipe, createWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
 
 /**
  * A message whose worker dies every time (SIGKILL while the relay holds its request) fails with
@@ -68,13 +68,9 @@ describe('a message whose worker keeps dying', () => {
     relay.handler = (body, res) => {
       if (relay.requests.length > runs) ok(res, `up-${String(body.nonce)}`);
     };
-    const w = await createWorld(app, {
+    const w = await createRelayWorld(app, relay.url, {
       name: 'stalling bot',
-      sink: 'relay',
-      relay_url: relay.url,
       upstream_token: 'tok-stalled',
-      rate_capacity: 1000,
-      rate_per_second: 1000,
     });
     const pipe = await createPipe(app, w);
     const msgId = await sendPipe(app, pipe.token, { content: 'crashes its workers' });

@@ -21,9 +21,8 @@ import type { PipeDeps } from './runtime.js';
  * The hot path of send-pipemsg: token -> pipe from the in-process cache, the pipe's budget
  * (one Redis call, or none while this process holds a lease on a busy pipe), then the message
  * stored as a BullMQ job (one Redis call), plus one claim and one confirmation when the sender
- * gives an Idempotency-Key. No database read: the pipe
- * cache holds what the job needs, and a target_id other than the pipe's channel is checked
- * against the channel cache.
+ * gives an Idempotency-Key. No database read: the pipe cache holds what the job needs, and a
+ * target_id other than the pipe's channel is checked against the channel cache.
  */
 
 /** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
