@@ -10,8 +10,9 @@
  * 1. Throughput: N jobs (GitLab push card, 20 commits: render + checks + rate limit with high
  *    limits + relay dispatch + delivery record) are added to a paused queue, then released to
  *    the Herald worker; against a no-op BullMQ worker draining N jobs of the same size, same
- *    concurrency, same run. Rounds alternate (no-op, Herald, no-op, Herald, ...); prints the
- *    median rates and their ratio.
+ *    concurrency, same run. A third arm has Herald drain the same messages with their input in
+ *    the job format from before deflating (base64 only). Rounds alternate (no-op, Herald, Herald
+ *    base64, no-op, ...); prints the median rates and their ratios.
  * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 (sent_at, the
  *    job's outcome, - accepted_at). The same schedule into the no-op worker first gives the floor
  *    that BullMQ and this machine set (accepted -> finishedOn).
@@ -44,8 +45,12 @@ const PROF_DIR = process.env.BENCH_PROF ?? '';
 const CONCURRENCY = 16;
 
 // A GitLab push event with 20 commits (50 KB, CJK commit messages), as a sender posts it; a job
-// carries its bytes as the ingest writes them (queue/job-input.ts).
-const body = bodyInput(readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url)));
+// carries its bytes as the ingest writes them (queue/job-input.ts: deflated, base64).
+const bytes = readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url));
+const body = bodyInput(bytes);
+// The same body as jobs carried it before inputs were deflated (base64 only; workers still read
+// it): Herald drains these too, in the same rounds, to show what deflating changed.
+const plainBody = { input: bytes.toString('base64'), input_encoding: 'base64' as const };
 const card = readFileSync(new URL('../test/fixtures/gitlab/push-card.json.twig', import.meta.url), 'utf8');
 
 // The relay sink: answers 200 at once.
@@ -86,7 +91,7 @@ const pipeRes = await app.request<{ pipe: { id: string } }>('POST', '/admin/api/
 const pipeId = pipeRes.body.data.pipe.id;
 const queue = app.res.pipeRuntime.queue;
 
-const job = (): PipeJob => ({
+const job = (input: Pick<PipeJob, 'input' | 'input_encoding'> = body): PipeJob => ({
   msg_id: randomUUID(),
   pipe_id: pipeId,
   bot_id: bot.id,
@@ -97,7 +102,7 @@ const job = (): PipeJob => ({
   quote: null,
   nonce: '',
   temp_target_id: null,
-  ...body,
+  ...input,
   accepted_at: Date.now(),
 });
 
@@ -123,10 +128,14 @@ async function waitFinished(q: Queue, target: number): Promise<void> {
  * Adds N jobs to the paused queue, releases them to `worker`, and times until all are done
  * (msg/s); also how much CPU each process spent per message meanwhile.
  */
-async function drainRate(q: Queue, worker: number): Promise<{ rate: number; cpu: string }> {
+async function drainRate(
+  q: Queue,
+  worker: number,
+  make: () => PipeJob = job,
+): Promise<{ rate: number; cpu: string }> {
   await q.pause();
   const before = await finished(q);
-  await addBulk(q, N, job);
+  await addBulk(q, N, make);
   const pids = { worker, store: storePid, redis: redisPid, 'bench+sink': process.pid };
   const cpuBefore = cpuTimes(pids);
   const start = performance.now();
@@ -176,20 +185,26 @@ const workerMetrics = (): Promise<string> =>
 // Warm-up: compile, caches, connections, JIT.
 await addBulk(queue, 200, job);
 await waitFinished(queue, 200);
+await addBulk(queue, 200, () => job(plainBody));
+await waitFinished(queue, 400);
 await addBulk(noopQueue, 200, job);
 await waitFinished(noopQueue, 200);
 
 // --- 1. Throughput, alternating rounds.
 const noopRates: number[] = [];
 const heraldRates: number[] = [];
-const cpu = { noop: '', herald: '' };
+const plainRates: number[] = [];
+const cpu = { noop: '', herald: '', plain: '' };
 for (let r = 0; r < ROUNDS; r++) {
   const a = await drainRate(noopQueue, noop.pid);
   noopRates.push(a.rate);
   const b = await drainRate(queue, herald.pid);
   heraldRates.push(b.rate);
+  const c = await drainRate(queue, herald.pid, () => job(plainBody));
+  plainRates.push(c.rate);
   cpu.noop = a.cpu;
   cpu.herald = b.cpu;
+  cpu.plain = c.cpu;
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -310,7 +325,8 @@ const workerDone = async (): Promise<number> => {
 if (MEMORY_MESSAGES > 0) {
   const base = await workerDone();
   const sampler2 = setInterval(() => void sample(), 5000);
-  // Fed so that at most ~5000 wait at a time (100,000 jobs of 50 KB at once would hold 5 GB in Redis).
+  // Fed so that at most ~5000 wait at a time, as a steady load would arrive (100,000 jobs at once
+  // would also hold about 1 GB in Redis).
   let fed = 0;
   for (;;) {
     const done = (await workerDone()) - base;
@@ -329,13 +345,18 @@ if (MEMORY_MESSAGES > 0) {
 const fmt = (x: number) => x.toFixed(1);
 const noopRate = median(noopRates);
 const heraldRate = median(heraldRates);
+const plainRate = median(plainRates);
+const kb = (chars: number) => `${(chars / 1024).toFixed(1)} KB`;
 process.stdout.write(
   [
     `messages: ${N} per round, ${ROUNDS} rounds (GitLab push card, 20 commits; relay to a local HTTP sink; concurrency ${CONCURRENCY}; each worker in its own process)`,
-    `no-op BullMQ drain: ${fmt(noopRate)} msg/s (rounds: ${noopRates.map(fmt).join(', ')})`,
+    `job input: the ${kb(bytes.length)} body as ${kb(body.input.length)} of deflated base64 (${body.input_encoding}); before deflating, ${kb(plainBody.input.length)} of base64`,
+    `no-op BullMQ drain: ${fmt(noopRate)} msg/s (rounds: ${noopRates.map(fmt).join(', ')}), the same jobs as Herald's`,
     `Herald worker:      ${fmt(heraldRate)} msg/s (rounds: ${heraldRates.map(fmt).join(', ')})`,
+    `Herald, base64 input: ${fmt(plainRate)} msg/s (rounds: ${plainRates.map(fmt).join(', ')}); deflated input drains ${(heraldRate / plainRate).toFixed(2)}x as fast`,
     `CPU per message, last round: no-op: ${cpu.noop || 'n/a'}`,
     `                             Herald: ${cpu.herald || 'n/a'}`,
+    `                Herald, base64 input: ${cpu.plain || 'n/a'}`,
     `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
     `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
     `                    of which in the queue (accepted -> taken) p50 ${pctOf(heraldLatency.waits, 50)} ms, p99 ${pctOf(heraldLatency.waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(heraldLatency.works, 50)} ms, p99 ${pctOf(heraldLatency.works, 99)} ms`,

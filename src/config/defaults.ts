@@ -17,6 +17,8 @@ export const DEFAULT_REDIS_PREFIX = 'herald';
 export const MIN_ADMIN_TOKEN_LENGTH = 24;
 /** Largest JSON request body, in bytes (1 MiB: a large GitLab push event fits). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Largest BODY_LIMIT_BYTES an operator may set, in bytes (64 MiB). */
+export const MAX_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How long a request waits for the database to be selected before answering 503, in ms. */
 export const DEFAULT_DB_TIMEOUT_MS = 2_000;
 /** How long SIGTERM waits for in-flight requests or jobs before closing anyway, in ms. */

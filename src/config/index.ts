@@ -125,7 +125,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     adminToken,
     logLevel: logLevel as LogLevel,
     publicUrl,
-    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', D.DEFAULT_BODY_LIMIT_BYTES, 1024, 64 * 1024 * 1024),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', D.DEFAULT_BODY_LIMIT_BYTES, 1024, D.MAX_BODY_LIMIT_BYTES),
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', D.DEFAULT_DB_TIMEOUT_MS, 100, 60_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', D.DEFAULT_SHUTDOWN_TIMEOUT_MS, 0, 600_000),
     botRateBurst: int(env, 'BOT_RATE_BURST', D.DEFAULT_BOT_RATE_BURST, 1, 1_000_000),

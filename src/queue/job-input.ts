@@ -8,21 +8,61 @@
  * nothing to escape, and its decoding moves to the render thread. The ingest saves too:
  * stringifying the job skips escaping the body.
  *
- * No dependencies: the render threads import this.
+ * Bodies of INPUT_DEFLATE_MIN_BYTES or more are deflated first. Webhook JSON repeats itself (the
+ * same keys and URLs in every commit), so a 50 KB GitLab push becomes about 9 KB of base64
+ * instead of 70 KB: that much less Redis memory for every queued message and every delivered
+ * one kept for status reads (a day), and less for Redis, the worker's main thread and the
+ * garbage collector to move per message. Deflating costs the ingest about 1 µs per KB (level 1);
+ * inflating, on the render thread, about half that.
+ *
+ * No dependencies but constants: the render threads import this.
  */
-
-/** How PipeJob.input is written when it is not plain text. */
-export type InputEncoding = 'base64';
-
-/** A template pipe's input: the body's bytes, base64. */
-export const bodyInput = (bytes: Buffer): { input: string; input_encoding: InputEncoding } => ({
-  input: bytes.toString('base64'),
-  input_encoding: 'base64',
-});
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
 
 /**
- * The input as text: base64 decoded as UTF-8 (invalid bytes become U+FFFD, as when the body was
- * first read), or the text itself (plain pipes' content, and jobs written before base64).
+ * How PipeJob.input is written when it is not plain text: 'base64' (the bytes), or
+ * 'deflate-base64' (the bytes, raw deflate, then base64).
  */
-export const inputText = (input: string, encoding: InputEncoding | undefined): string =>
-  encoding === 'base64' ? Buffer.from(input, 'base64').toString('utf8') : input;
+export type InputEncoding = 'base64' | 'deflate-base64';
+
+/**
+ * Smallest body deflated in its job, in bytes. Below it the saving is a few hundred bytes at
+ * most, not worth a deflate stream's set-up (its memory and about 10 µs) on every request.
+ */
+export const INPUT_DEFLATE_MIN_BYTES = 1024;
+/**
+ * zlib level: 1, the fastest. On webhook JSON its output is about 1.3 times level 6's, in a third
+ * of the time (50 KB GitLab push: 6.5 KB in 56 µs against 5.0 KB in 170 µs).
+ */
+const INPUT_DEFLATE_LEVEL = 1;
+
+/** A template pipe's input: the body's bytes, deflated when that pays, in base64. */
+export function bodyInput(bytes: Buffer): { input: string; input_encoding: InputEncoding } {
+  if (bytes.length >= INPUT_DEFLATE_MIN_BYTES) {
+    const packed = deflateRawSync(bytes, { level: INPUT_DEFLATE_LEVEL });
+    // Already compressed or random bytes do not shrink; they go as they are.
+    if (packed.length < bytes.length)
+      return { input: packed.toString('base64'), input_encoding: 'deflate-base64' };
+  }
+  return { input: bytes.toString('base64'), input_encoding: 'base64' };
+}
+
+/**
+ * The input as text: the bytes decoded as UTF-8 (invalid bytes become U+FFFD, as when the body
+ * was first read), or the text itself (plain pipes' content, and jobs written before base64).
+ * Throws on a deflated input that does not inflate, or that would inflate past the largest body
+ * any ingest can accept (a job is only ever written by the ingest; the bound is a safety net).
+ */
+export function inputText(input: string, encoding: InputEncoding | undefined): string {
+  switch (encoding) {
+    case 'base64':
+      return Buffer.from(input, 'base64').toString('utf8');
+    case 'deflate-base64':
+      return inflateRawSync(Buffer.from(input, 'base64'), { maxOutputLength: MAX_BODY_LIMIT_BYTES }).toString(
+        'utf8',
+      );
+    default:
+      return input;
+  }
+}

@@ -12,7 +12,8 @@ import {
 /**
  * A pipe message's template step, wherever it runs (a render thread, or the main thread when
  * RENDER_THREADS is 0): decodes the body as PHP's json_decode would, renders, converts cards.
- * A body that is not JSON fails for good (INPUT_INVALID); render errors are thrown as they are.
+ * A body that is not JSON, or a job input that cannot be decoded, fails for good (INPUT_INVALID);
+ * render errors are thrown as they are.
  */
 export function renderPipeInput(
   compiled: CompiledTemplate,
@@ -21,9 +22,17 @@ export function renderPipeInput(
   platform: PlatformContext,
   now: number,
 ): RenderedMessage {
+  let text: string;
+  try {
+    text = inputText(jobInput.input, jobInput.inputEncoding);
+  } catch {
+    throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+      detail: 'the job input could not be decoded',
+    });
+  }
   let input: unknown;
   try {
-    input = parseJsonData(inputText(jobInput.input, jobInput.inputEncoding));
+    input = parseJsonData(text);
   } catch {
     throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
       detail: 'the template input is not JSON',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banTemplate } from '../../src/domain/templates/index.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
@@ -130,6 +131,36 @@ describe('store sink', () => {
     expect(r.status).toBe(200);
     expect((await settled(r.body.data.msg_id)).status).toBe('sent');
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
+  });
+
+  it('delivers a 50 KB GitLab push that travelled deflated in its job', async () => {
+    const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
+    const body = readFileSync(new URL('push-large.json', fixtures), 'utf8');
+    const tpl = await createTemplate(
+      app,
+      w,
+      readFileSync(new URL('push-card.json.twig', fixtures), 'utf8'),
+      2,
+    );
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const r = await app.request<{ msg_id: string }>(
+      'POST',
+      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
+      { raw: body, headers: { 'Content-Type': 'application/json' } },
+    );
+    expect(r.status).toBe(200);
+    const msgId = r.body.data.msg_id;
+    expect((await settled(msgId)).status).toBe('sent');
+    expect((await app.res.pipeRuntime.queue.getJob(msgId))?.data.input_encoding).toBe('deflate-base64');
+    const stored = await app.res.store.messages.get(msgId);
+    expect(stored?.type).toBe(10);
+    const [card] = JSON.parse(stored?.content ?? '[]');
+    const commits = JSON.parse(body).commits as Array<{ message: string; author: { name: string } }>;
+    expect(card.modules).toHaveLength(1 + 2 * commits.length);
+    // every commit's text, CJK included, arrives as sent
+    for (const [i, c] of commits.entries()) {
+      expect(card.modules[2 + 2 * i].text.content).toContain(c.message.trim());
+    }
   });
 
   it('a warm worker renders the edited template and refuses a bot disabled since (change feed)', async () => {

@@ -80,17 +80,36 @@ describe('render pool', () => {
     expect(threaded).toEqual(inline);
   });
 
-  it('takes the body as base64 bytes, as the ingest writes it, with the same result as the text', async () => {
+  it('takes the body as the ingest writes it (deflated, base64; or base64), with the same result as the text', async () => {
     const text = fixture('push-large.json');
     expect(/[\u0080-\uffff]/.test(text)).toBe(true); // CJK commit messages: the case base64 is for
     const t = task(fixture('push-card.json.twig'), text, 2, 'gitlab:1');
     const written = bodyInput(Buffer.from(text));
-    const b64 = { ...t, input: written.input, inputEncoding: written.input_encoding };
-    expect(b64.input).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(written.input_encoding).toBe('deflate-base64');
+    const packed = { ...t, input: written.input, inputEncoding: written.input_encoding };
+    const b64 = { ...t, input: Buffer.from(text).toString('base64'), inputEncoding: 'base64' as const };
     const fromText = await pool(1).render(t);
-    expect(await pool(1).render(b64)).toEqual(fromText);
-    expect(await pool(0).render(b64)).toEqual(fromText);
+    for (const job of [packed, b64]) {
+      expect(await pool(1).render(job)).toEqual(fromText);
+      expect(await pool(0).render(job)).toEqual(fromText);
+    }
     expect(fromText.content).toContain(JSON.parse(text).commits[0].message.split('\n')[0]);
+  });
+
+  it('answers a deflated input that does not inflate as a permanent INPUT_INVALID failure', async () => {
+    const corrupt = {
+      ...task('{{ data }}', ''),
+      input: 'bm90IGRlZmxhdGU=',
+      inputEncoding: 'deflate-base64' as const,
+    };
+    for (const p of [pool(1), pool(0)]) {
+      const err = await errorOf(p.render(corrupt));
+      expect(err).toBeInstanceOf(DeliveryFailedError);
+      expect((err as DeliveryFailedError).reason).toBe('INPUT_INVALID');
+      expect((err as DeliveryFailedError).params).toMatchObject({
+        detail: 'the job input could not be decoded',
+      });
+    }
   });
 
   it('keeps integer-like key order (PHP json_decode) on the thread', async () => {

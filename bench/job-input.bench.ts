@@ -1,0 +1,61 @@
+// `npm run bench:job-input`: what writing a template pipe's input into its job costs the ingest,
+// and reading it back costs a render thread, deflated (queue/job-input.ts) against base64 only,
+// measured in the same run, for the GitLab push fixture (50 KB) and a 2 KB alert-sized body.
+// Not a test: it prints µs per body, sizes and the ratios deflated/base64.
+import { readFileSync } from 'node:fs';
+import { bodyInput, inputText } from '../src/queue/job-input.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
+
+/** Runs `fn` in batches until `seconds` have passed; returns µs per call. */
+function measure(fn: () => unknown, seconds: number): number {
+  for (let i = 0; i < 300; i++) fn(); // warm-up (JIT)
+  let calls = 0;
+  const start = process.hrtime.bigint();
+  let elapsed = 0;
+  do {
+    for (let i = 0; i < 50; i++) fn();
+    calls += 50;
+    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  } while (elapsed < seconds);
+  return (elapsed * 1e6) / calls;
+}
+
+const push = readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url));
+const alert = Buffer.from(
+  JSON.stringify({
+    receiver: 'herald',
+    status: 'firing',
+    alerts: Array.from({ length: 4 }, (_, i) => ({
+      status: 'firing',
+      labels: { alertname: 'HighLatency', instance: `web-${i}:9100`, severity: 'warning' },
+      annotations: { summary: `p99 above 250 ms on web-${i}`, description: '请检查数据库连接池' },
+      startsAt: '2026-11-24T08:00:00Z',
+      generatorURL: `https://grafana.example.com/alerting/grafana/abc${i}/view`,
+    })),
+  }),
+);
+
+const fmt = (x: number) => x.toFixed(1);
+const lines: string[] = [];
+for (const [name, bytes] of [
+  ['GitLab push', push],
+  ['Grafana alert', alert],
+] as const) {
+  const packed = bodyInput(bytes);
+  const plain = { input: bytes.toString('base64'), input_encoding: 'base64' as const };
+  const write = {
+    deflated: measure(() => bodyInput(bytes), SECONDS),
+    plain: measure(() => bytes.toString('base64'), SECONDS),
+  };
+  const read = {
+    deflated: measure(() => inputText(packed.input, packed.input_encoding), SECONDS),
+    plain: measure(() => inputText(plain.input, plain.input_encoding), SECONDS),
+  };
+  lines.push(
+    `${name} (${bytes.length} bytes): in the job ${packed.input.length} chars (${packed.input_encoding}) against ${plain.input.length} (base64), ${fmt((100 * packed.input.length) / plain.input.length)}%`,
+    `  write (ingest):       ${fmt(write.deflated)} µs against ${fmt(write.plain)} µs, ${(write.deflated / write.plain).toFixed(2)}x`,
+    `  read (render thread): ${fmt(read.deflated)} µs against ${fmt(read.plain)} µs, ${(read.deflated / read.plain).toFixed(2)}x`,
+  );
+}
+process.stdout.write(`${lines.join('\n')}\n`);
