@@ -20,9 +20,10 @@
  *    run with BENCH_MEMORY_MESSAGES).
  *
  * Environment: BENCH_MESSAGES (default 3000), BENCH_ROUNDS (default 3), BENCH_RATE (default
- * 500), BENCH_LATENCY_SECONDS (default 10), BENCH_MEMORY_MESSAGES (default 0 = skip; 100000 for
- * the flat-memory check), BENCH_PROF (a directory: the Herald worker writes a V8 CPU profile
- * there on exit).
+ * 500), BENCH_LATENCY_SECONDS (default 10), BENCH_LATENCY_WARMUP_SECONDS (default 1: added at
+ * the rate first, not counted), BENCH_MEMORY_MESSAGES (default 0 = skip; 100000 for the
+ * flat-memory check), BENCH_PROF (a directory: the Herald worker writes a V8 CPU profile there
+ * on exit), BENCH_NODE_ARGS (more flags for the Herald worker's node).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,7 @@ const N = Number(process.env.BENCH_MESSAGES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_LATENCY_WARMUP_SECONDS ?? 1);
 const MEMORY_MESSAGES = Number(process.env.BENCH_MEMORY_MESSAGES ?? 0);
 const PROF_DIR = process.env.BENCH_PROF ?? '';
 const CONCURRENCY = 16;
@@ -230,25 +232,39 @@ interface LatencyRun {
 }
 
 const latencyTotal = RATE * LATENCY_SECONDS;
+/**
+ * Messages added at the same rate before the measured ones, and not counted: each worker has sat
+ * idle before its run (the other one's run, the record flush), and what is measured is the
+ * steady rate, not the first seconds after idling (a collection of the garbage left from before,
+ * young-generation sizing).
+ */
+const warmupTotal = Math.round(RATE * WARMUP_SECONDS);
 
 /**
- * Adds RATE jobs per second to `q` for LATENCY_SECONDS, waits until all are finished, and reads
- * each job's times from Redis. `doneAt` tells when a job was done from its return value and
- * BullMQ's finishedOn.
+ * Adds RATE jobs per second to `q` for WARMUP_SECONDS + LATENCY_SECONDS, waits until all are
+ * finished, and reads the times of the last LATENCY_SECONDS' jobs from Redis. `doneAt` tells
+ * when a job was done from its return value and BullMQ's finishedOn.
  */
 async function latencyRun(
   q: Queue,
   doneAt: (returnvalue: string | null, finishedOn: string | null) => number | undefined,
+  onMeasuring: () => void = () => {},
 ): Promise<LatencyRun> {
   const accepted: PipeJob[] = [];
+  const all = warmupTotal + latencyTotal;
   const before = await finished(q);
   // Added every 2 ms as they fall due (one job per tick at 500/s), as requests reach the ingest
   // one by one, not in bursts.
   const tickMs = 2;
   const perTick = (RATE * tickMs) / 1000;
   const start = Date.now();
-  while (accepted.length < latencyTotal) {
-    const due = Math.min(latencyTotal, Math.floor(((Date.now() - start) / tickMs + 1) * perTick));
+  let measuring = false;
+  while (accepted.length < all) {
+    if (!measuring && accepted.length >= warmupTotal) {
+      measuring = true;
+      onMeasuring();
+    }
+    const due = Math.min(all, Math.floor(((Date.now() - start) / tickMs + 1) * perTick));
     const batch: Array<{ name: typeof PIPE_JOB_NAME; data: PipeJob; opts: { jobId: string } }> = [];
     while (accepted.length < due) {
       const data = job();
@@ -258,11 +274,12 @@ async function latencyRun(
     if (batch.length > 0) await q.addBulk(batch);
     await new Promise((r) => setTimeout(r, tickMs));
   }
-  await waitFinished(q, before + latencyTotal);
+  await waitFinished(q, before + all);
   // Read from Redis in pipelined batches rather than one store read per message.
   const run: LatencyRun = { total: [], waits: [], works: [], lateness: [] };
-  for (let i = 0; i < accepted.length; i += 500) {
-    const batch = accepted.slice(i, i + 500);
+  const measured = accepted.slice(warmupTotal);
+  for (let i = 0; i < measured.length; i += 500) {
+    const batch = measured.slice(i, i + 500);
     const replies = await batch
       .reduce(
         (p, a) => p.hmget(q.toKey(a.msg_id), 'returnvalue', 'processedOn', 'finishedOn'),
@@ -283,7 +300,9 @@ async function latencyRun(
   // Message i is due at start + i / RATE s. This process also answers as the relay sink on the
   // same 2 cores; when it runs late, the messages that fell due meanwhile reach the worker as one
   // burst, and the tail includes the worker draining such bursts.
-  for (const [i, a] of accepted.entries()) run.lateness.push(a.accepted_at - (start + (i * 1000) / RATE));
+  for (const [i, a] of accepted.entries()) {
+    if (i >= warmupTotal) run.lateness.push(a.accepted_at - (start + (i * 1000) / RATE));
+  }
   for (const xs of [run.total, run.waits, run.works, run.lateness]) xs.sort((a, b) => a - b);
   return run;
 }
@@ -293,12 +312,51 @@ const noopLatency = await latencyRun(noopQueue, (_raw, finishedOn) =>
   finishedOn ? Number(finishedOn) : undefined,
 );
 const sampler = setInterval(() => void sample(), 1000);
+// The worker's garbage collection pauses over the measured messages, from its own metrics
+// (prom-client's nodejs_gc_duration_seconds): a tail usually lines up with them.
+interface GcTotals {
+  readonly count: Record<string, number>;
+  readonly seconds: Record<string, number>;
+  /** Pauses longer than 10 ms. */
+  readonly long: number;
+}
+const gcTotals = async (): Promise<GcTotals> => {
+  const text = await workerMetrics();
+  const totals = { count: {} as Record<string, number>, seconds: {} as Record<string, number>, long: 0 };
+  const gc = /^herald_process_nodejs_gc_duration_seconds_(sum|count|bucket)\{([^}]*)\} (\S+)$/gm;
+  for (const [, what, labels = '', value] of text.matchAll(gc)) {
+    const kind = /kind="([^"]+)"/.exec(labels)?.[1] ?? '?';
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (what === 'sum') totals.seconds[kind] = Number(value);
+    if (what === 'count') totals.count[kind] = (totals.count[kind] ?? 0) + Number(value);
+    // pauses over 10 ms: all minus those within the 0.01 s bucket
+    if (what === 'bucket' && le === '+Inf') totals.long += Number(value);
+    if (what === 'bucket' && le === '0.01') totals.long -= Number(value);
+  }
+  return totals;
+};
+let gcBefore: Promise<GcTotals> | undefined;
 // sent_at, as the job's return value (the outcome the worker also writes to the delivery record).
-const heraldLatency = await latencyRun(queue, (raw) => {
-  const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
-  return typeof sentAt === 'number' ? sentAt : undefined;
-});
+const heraldLatency = await latencyRun(
+  queue,
+  (raw) => {
+    const sentAt = typeof raw === 'string' ? (JSON.parse(raw) as { sent_at?: number }).sent_at : undefined;
+    return typeof sentAt === 'number' ? sentAt : undefined;
+  },
+  () => {
+    gcBefore = gcTotals();
+  },
+);
 clearInterval(sampler);
+const gcAfter = await gcTotals();
+const gcStart = (await gcBefore) ?? gcAfter;
+const gcLine = (['major', 'minor', 'incremental'] as const)
+  .map((kind) => {
+    const n = (gcAfter.count[kind] ?? 0) - (gcStart.count[kind] ?? 0);
+    const ms = ((gcAfter.seconds[kind] ?? 0) - (gcStart.seconds[kind] ?? 0)) * 1000;
+    return `${kind} ${n} (${ms.toFixed(0)} ms)`;
+  })
+  .join(', ');
 // Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in
 // before the next phase. Asked of Redis (the log is empty once every record is stored): counting
 // records in the store while it writes them would load the store that the flusher is waiting on.
@@ -358,10 +416,11 @@ process.stdout.write(
     `                             Herald: ${cpu.herald || 'n/a'}`,
     `                Herald, base64 input: ${cpu.plain || 'n/a'}`,
     `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
-    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
+    `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s, after ${WARMUP_SECONDS} s at that rate not counted (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
     `                    of which in the queue (accepted -> taken) p50 ${pctOf(heraldLatency.waits, 50)} ms, p99 ${pctOf(heraldLatency.waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(heraldLatency.works, 50)} ms, p99 ${pctOf(heraldLatency.works, 99)} ms`,
     `                    the producer ran late on its schedule by p50 ${late(heraldLatency.lateness, 50)} ms, p99 ${late(heraldLatency.lateness, 99)} ms, max ${late(heraldLatency.lateness, 100)} ms (late messages arrive together)`,
     `no-op accept-to-done at the same rate (${noopLatency.total.length} of ${latencyTotal}): p50 ${pctOf(noopLatency.total, 50)} ms, p99 ${pctOf(noopLatency.total, 99)} ms, max ${noopLatency.total.at(-1)} ms; producer late p99 ${late(noopLatency.lateness, 99)} ms`,
+    `                    worker garbage collection over those messages: ${gcLine}; pauses over 10 ms: ${gcAfter.long - gcStart.long}`,
     `worker memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
     `                                 heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,
     MEMORY_MESSAGES > 0
