@@ -1,25 +1,15 @@
 // `npm run bench:job-input`: what writing a template pipe's input into its job costs the ingest,
 // and reading it back costs a render thread, deflated (queue/job-input.ts) against base64 only,
-// measured in the same run, for the GitLab push fixture (50 KB) and a 2 KB alert-sized body.
+// measured in the same run, for the GitLab push fixture (50 KB) and a 1.3 KB Grafana alert.
 // Not a test: it prints µs per body, sizes and the ratios deflated/base64.
 import { readFileSync } from 'node:fs';
 import { bodyInput, inputText } from '../src/queue/job-input.js';
+import { callsPerSecond } from './lib/measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 
-/** Runs `fn` in batches until `seconds` have passed; returns µs per call. */
-function measure(fn: () => unknown, seconds: number): number {
-  for (let i = 0; i < 300; i++) fn(); // warm-up (JIT)
-  let calls = 0;
-  const start = process.hrtime.bigint();
-  let elapsed = 0;
-  do {
-    for (let i = 0; i < 50; i++) fn();
-    calls += 50;
-    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  } while (elapsed < seconds);
-  return (elapsed * 1e6) / calls;
-}
+/** µs per call of `fn`. */
+const measure = (fn: () => unknown, seconds: number): number => 1e6 / callsPerSecond(fn, seconds, 300, 50);
 
 const push = readFileSync(new URL('../test/fixtures/gitlab/push-large.json', import.meta.url));
 const alert = Buffer.from(

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createSynchronousArrayLoader, createSynchronousEnvironment, createSynchronousFilter } from 'twing';
 import { compileTemplate } from '../src/render/index.js';
+import { callsPerSecond } from './lib/measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const path = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
@@ -14,24 +15,10 @@ const dataPath = path('../test/fixtures/gitlab/push-event.json');
 const source = readFileSync(templatePath, 'utf8');
 const data: unknown = JSON.parse(readFileSync(dataPath, 'utf8'));
 
-/** Runs `fn` in batches until `seconds` have passed; returns renders per second. */
-function measure(fn: () => unknown, seconds: number): number {
-  for (let i = 0; i < 500; i++) fn(); // warm-up (JIT)
-  let renders = 0;
-  const start = process.hrtime.bigint();
-  let elapsed = 0;
-  do {
-    for (let i = 0; i < 100; i++) fn();
-    renders += 100;
-    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  } while (elapsed < seconds);
-  return renders / elapsed;
-}
-
 function herald(): { rate: number; output: string } {
   const tpl = compileTemplate(source);
   const output = tpl.render(data, {});
-  return { rate: measure(() => tpl.render(data, {}), SECONDS), output };
+  return { rate: callsPerSecond(() => tpl.render(data, {}), SECONDS), output };
 }
 
 function php(): { rate: number; output: string } | undefined {
@@ -67,7 +54,7 @@ function twing(): { rate: number; output: string } {
   const platform = { image: (url: unknown) => url };
   const context = { data, PLATFORM: platform };
   const output = env.render('template', context);
-  return { rate: measure(() => env.render('template', context), SECONDS), output };
+  return { rate: callsPerSecond(() => env.render('template', context), SECONDS), output };
 }
 
 const fmt = (n: number): string => n.toFixed(0).padStart(8);

@@ -419,8 +419,8 @@ process.stdout.write(
     `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s, after ${WARMUP_SECONDS} s at that rate not counted (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
     `                    of which in the queue (accepted -> taken) p50 ${pctOf(heraldLatency.waits, 50)} ms, p99 ${pctOf(heraldLatency.waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(heraldLatency.works, 50)} ms, p99 ${pctOf(heraldLatency.works, 99)} ms`,
     `                    the producer ran late on its schedule by p50 ${late(heraldLatency.lateness, 50)} ms, p99 ${late(heraldLatency.lateness, 99)} ms, max ${late(heraldLatency.lateness, 100)} ms (late messages arrive together)`,
-    `no-op accept-to-done at the same rate (${noopLatency.total.length} of ${latencyTotal}): p50 ${pctOf(noopLatency.total, 50)} ms, p99 ${pctOf(noopLatency.total, 99)} ms, max ${noopLatency.total.at(-1)} ms; producer late p99 ${late(noopLatency.lateness, 99)} ms`,
     `                    worker garbage collection over those messages: ${gcLine}; pauses over 10 ms: ${gcAfter.long - gcStart.long}`,
+    `no-op accept-to-done at the same rate (${noopLatency.total.length} of ${latencyTotal}): p50 ${pctOf(noopLatency.total, 50)} ms, p99 ${pctOf(noopLatency.total, 99)} ms, max ${noopLatency.total.at(-1)} ms; producer late p99 ${late(noopLatency.lateness, 99)} ms`,
     `worker memory (MiB, per sample): rss ${mem.map((m) => fmt(m.rss)).join(' ')}`,
     `                                 heap ${mem.map((m) => fmt(m.heap)).join(' ')}`,
     MEMORY_MESSAGES > 0

@@ -142,12 +142,14 @@ describe('render pool', () => {
   });
 
   it('stops a render past the hard limit, replaces the thread, and goes on', async () => {
-    // The engine stops a render after 50 ms of its own clock; a hard limit below that must
-    // end the thread first. This loop would run far longer than both.
-    const p = pool(1, 30);
+    // The engine stops a render after 50 ms of its own clock, or after a million steps; a hard
+    // limit below that must end the thread first. This loop would run far longer than both, and
+    // spends its time in few steps (each builds a 20,000-item range): a plain nested loop reached
+    // a million steps in 25-35 ms on a fast run, before a 30 ms hard limit.
+    const p = pool(1, 20);
     await p.ready();
     const slow = task(
-      '{% for i in 1..90000 %}{% for j in 1..90000 %}{% endfor %}{% endfor %}',
+      '{% for i in 1..100000 %}{% set x = (1..20000)|length %}{% endfor %}',
       '{}',
       1,
       'slow:1',
@@ -157,7 +159,7 @@ describe('render pool', () => {
     expect((err as HeraldError).key).toBe('TEMPLATE_LIMIT');
     expect((err as HeraldError).data).toMatchObject({ limit: 'time' });
     expect(lines.join('\n')).toContain('render overran its hard limit');
-    // The replacement renders (a slow machine may overrun 30 ms once more while it warms up).
+    // The replacement renders (a slow machine may overrun 20 ms once more while it warms up).
     const quick = task('ok {{ data.n }}', '{"n":1}', 1, 'quick:1');
     await expect
       .poll(
