@@ -90,11 +90,14 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       return d ? toRecord(d) : null;
     },
 
-    /** Which of these messages have a `failed` record (one query; ids only). */
-    async failedAmong(msgIds: readonly string[]): Promise<Set<string>> {
+    /** Which of these messages have a settled (`sent` or `failed`) record (one query; ids only). */
+    async settledAmong(msgIds: readonly string[]): Promise<Set<string>> {
       if (msgIds.length === 0) return new Set();
       const docs = await Delivery.find(
-        { _id: mongoose.trusted({ $in: [...msgIds] }), status: 'failed' },
+        {
+          _id: mongoose.trusted({ $in: [...msgIds] }),
+          status: mongoose.trusted({ $in: ['sent', 'failed'] }),
+        },
         { _id: 1 },
       ).lean<Array<{ _id: string }>>();
       return new Set(docs.map((d) => d._id));

@@ -29,7 +29,7 @@ export const DEAD_RECONCILE_JOBS = 1_000;
  * stalled check), or, should it ever happen, one whose processor could not write the record.
  * Answers whether it wrote one. Nothing is written when the job is not dead (BullMQ emits
  * 'failed' for every failed attempt), or no longer exists (replayed or expired), or its record
- * already says failed. Under the record's lock, as replay is: a replay between the check and
+ * already says failed, or sent. Under the record's lock, as replay is: a replay between the check and
  * the write cannot be overwritten.
  */
 export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<boolean> {
@@ -37,7 +37,10 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
   return withRecordLock(deps.redis, deliveryLockKey(deps, data.msg_id), async () => {
     if ((await job.getState()) !== 'failed') return false;
     const record = await deps.store.deliveries.get(data.msg_id);
-    if (record?.status === 'failed') return false;
+    // `sent`: an earlier run delivered the message and its record landed, and a later run of the
+    // same job stalled past MAX_STALLED_COUNT. The message was sent; calling it dead would list
+    // it for a replay that sends it twice.
+    if (record?.status === 'failed' || record?.status === 'sent') return false;
     // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
     // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
     // the text of BullMQ's failure message.
@@ -94,9 +97,9 @@ export async function reconcileDeadJobs(
   queue: PipeQueue = deps.pipeRuntime.queue,
 ): Promise<number> {
   // Ids first, and one store query for them: a dead job holds its whole input (up to the body
-  // limit), so only the few without a failed record are loaded.
+  // limit), so only the few without a settled record are loaded.
   const ids = await queue.getRanges(['failed'], 0, DEAD_RECONCILE_JOBS - 1, false);
-  const known = await deps.store.deliveries.failedAmong(ids);
+  const known = await deps.store.deliveries.settledAmong(ids);
   let recorded = 0;
   for (const id of ids) {
     if (known.has(id)) continue;

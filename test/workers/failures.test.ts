@@ -1,10 +1,11 @@
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markSentMany } from '../../src/domain/deliveries/records.js';
 import { createLogger } from '../../src/log/logger.js';
 import { PIPE_JOB_ATTEMPTS, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { openResources, type Resources } from '../../src/resources.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
-import { reconcileDeadJobs, recordDeadJobPatiently } from '../../src/workers/dead-jobs.js';
+import { reconcileDeadJobs, recordDeadJob, recordDeadJobPatiently } from '../../src/workers/dead-jobs.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -459,7 +460,7 @@ describe('dead jobs without a failed record', () => {
       message: 'Internal error while delivering: the processor died',
     });
     // Once recorded, the ids-only look-up finds it, so its job is not loaded again.
-    expect(await workerRes.store.deliveries.failedAmong([job.data.msg_id, 'no-such-message'])).toEqual(
+    expect(await workerRes.store.deliveries.settledAmong([job.data.msg_id, 'no-such-message'])).toEqual(
       new Set([job.data.msg_id]),
     );
     expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
@@ -471,6 +472,22 @@ describe('dead jobs without a failed record', () => {
       },
     );
     expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
+  });
+
+  it('leaves a message recorded as sent alone when a later run of its job stalled to death', async () => {
+    const job = await failedJob(side, 'sent, then stalled');
+    const { msg_id, bot_id, pipe_id, channel_id } = job.data;
+    await markSentMany(workerRes, [
+      {
+        ids: { msg_id, bot_id, pipe_id, channel_id },
+        outcome: { sent_at: Date.now(), upstream_msg_id: 'u-1', attempts: 1, not_permissions_mention: [] },
+      },
+    ]);
+    expect(await recordDeadJob(workerRes, job, new Error('job stalled more than allowable limit'))).toBe(
+      false,
+    );
+    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    expect(await record(msg_id)).toMatchObject({ status: 'sent', upstream_msg_id: 'u-1' });
   });
 });
 
