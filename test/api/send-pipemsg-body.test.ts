@@ -171,6 +171,10 @@ describe('content types and text', () => {
     const empty = await post(sendPath(plainToken), { ...json, 'Content-Length': '0' }, []);
     expect(empty.status).toBe(400);
     expect(empty.body.data).toEqual({ field: 'content' });
+    // A template pipe takes it: the body reads as {}, and that is the template's input.
+    const emptyTemplated = await post(sendPath(templateToken), { ...json, 'Content-Length': '0' }, []);
+    expect(emptyTemplated.status).toBe(200);
+    expect((await jobOf(emptyTemplated.body.data.msg_id)).input).toBe('{}');
   });
 });
 

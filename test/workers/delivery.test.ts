@@ -133,6 +133,19 @@ describe('store sink', () => {
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
   });
 
+  it('renders a template pipe message sent without a body as data {}', async () => {
+    const tpl = await createTemplate(app, w, 'ok {{ data|length }} {{ data.x ?? "none" }}');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const r = await app.request<{ msg_id: string }>(
+      'POST',
+      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
+      { raw: '', headers: { 'Content-Type': 'application/json' } },
+    );
+    expect(r.status).toBe(200);
+    expect(await settled(r.body.data.msg_id)).toMatchObject({ status: 'sent', reason: null });
+    expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('ok 0 none');
+  });
+
   it('delivers a 50 KB GitLab push that travelled deflated in its job', async () => {
     const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
     const body = readFileSync(new URL('push-large.json', fixtures), 'utf8');

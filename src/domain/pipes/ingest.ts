@@ -71,6 +71,9 @@ export interface PipeMessageAccepted {
   readonly not_permissions_mention: string[];
 }
 
+/** What a template pipe's input is when the request has no body: the body reader's `{}`. */
+const EMPTY_BODY = Buffer.from('{}');
+
 /** Without a template the body is `{"content": "<non-empty text>"}`; answers the text. */
 function contentOf(body: unknown): string {
   const content =
@@ -122,8 +125,13 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
-  // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed once here.
-  const input = pipe.template_id === null ? { input: contentOf(req.body) } : bodyInput(req.bodyBytes);
+  // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed
+  // once here. A POST without a body (or an empty one) reads as `{}`, and so does its input: its
+  // empty bytes would fail to parse in the worker, after a 200.
+  const input =
+    pipe.template_id === null
+      ? { input: contentOf(req.body) }
+      : bodyInput(req.bodyBytes.length === 0 ? EMPTY_BODY : req.bodyBytes);
   const channelId =
     req.target_id === null || req.target_id === pipe.channel_id
       ? pipe.channel_id
