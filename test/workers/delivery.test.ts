@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { banTemplate } from '../../src/domain/templates/index.js';
+import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/templates/index.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
@@ -547,6 +547,34 @@ describe('relay sink', () => {
 });
 
 describe('rate limit', () => {
+  it("charges a templated message its template's consumption value", async () => {
+    // 2 tokens, refilled at one per 2.5 s: at a normal message's cost of 1, two messages go out
+    // at once and the next waits 2.5 s; at an approved consumption of 0.5, four go out at once.
+    const thrifty = await createWorld(app, { name: 'thrifty bot', rate_capacity: 2, rate_per_second: 0.4 });
+    const tpl = await createTemplate(app, thrifty, 'n={{ data.n }}');
+    const botRecord = await app.res.store.bots.get(thrifty.bot.id);
+    if (!botRecord) throw new Error('bot record missing');
+    await submitTemplate(app.res, botRecord, tpl);
+    await approveTemplate(app.res, botRecord, tpl, { consumption: 0.5 });
+    const p = await createPipe(app, thrifty, { template_id: tpl });
+    const start = Date.now();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4]) ids.push(await sendPipe(app, p.token, { n }));
+    const records = await Promise.all(ids.map((id) => settled(id)));
+    expect(records.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
+    expect(Math.max(...records.map((r) => r.sent_at as number)) - start).toBeLessThan(2_000);
+    // The bucket is empty now: the fifth waits for its half token (1.25 s), a plain message
+    // behind it for a whole one (2.5 s more).
+    const fifth = await sendPipe(app, p.token, { n: 5 });
+    await expect
+      .poll(async () => (await record(fifth))?.status, { timeout: 5_000, interval: 20 })
+      .toBe('rate_limited');
+    const plain = await createPipe(app, thrifty);
+    const plainId = await sendPipe(app, plain.token, { content: 'costs 1' });
+    expect((await settled(fifth, 10_000)).sent_at as number).toBeGreaterThan(start + 1_000);
+    expect((await settled(plainId, 10_000)).sent_at as number).toBeGreaterThan(start + 3_000);
+  });
+
   it('holds a bot to rate + burst and delays its messages without failing them', async () => {
     const slowBot = await createWorld(app, { name: 'limited bot', rate_capacity: 2, rate_per_second: 4 });
     const p = await createPipe(app, slowBot);
