@@ -119,6 +119,23 @@ describe('store sink', () => {
     expect(r.body.data.items[0]).toMatchObject({ id: msgId, quote: { id: quoted, content: 'to be quoted' } });
   });
 
+  it('gives a template the quoted message only when it is in the same channel', async () => {
+    const elsewhere = await createTestChannel(app, w.guildId, { name: 'elsewhere' });
+    const elsewherePipe = await createPipe(app, { ...w, channelId: elsewhere.id });
+    const far = await sendPipe(app, elsewherePipe.token, { content: 'said elsewhere' });
+    const near = await sendPipe(app, pipe.token, { content: 'said here' });
+    await Promise.all([settled(far), settled(near)]);
+    const tpl = await createTemplate(app, w, 'quote: [{{ PLATFORM.getQuote().content ?? "" }}]');
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const rendered = async (quote: string) => {
+      const id = await sendPipe(app, tplPipe.token, {}, `&quote=${quote}`);
+      expect((await settled(id)).status).toBe('sent');
+      return (await app.res.store.messages.get(id))?.content;
+    };
+    expect(await rendered(near)).toBe('quote: [said here]');
+    expect(await rendered(far)).toBe('quote: []');
+  });
+
   it("keeps the sender's key order, as PHP does, for integer-like keys", async () => {
     const tpl = await createTemplate(app, w, '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}');
     const tplPipe = await createPipe(app, w, { template_id: tpl });
@@ -477,6 +494,30 @@ describe('relay sink', () => {
     expect(view.text).not.toContain('upstream-secret-123');
     expect(view.body.data).toMatchObject({ bot: { sink: 'relay', upstream_token_set: true } });
     expect(app.logText()).not.toContain('upstream-secret-123');
+  });
+
+  it("renders the target user's name, and passes quote and temp_target_id on in the relay body", async () => {
+    relay.handler = (_body, res) => ok(res, 'up-quoting');
+    const member = await upsertTestUser(app);
+    await addTestMember(app, rw.guildId, member.id);
+    const tpl = await createTemplate(app, rw, 'for {{ PLATFORM.getTargetUser().username }}: {{ data.text }}');
+    const tplPipe = await createPipe(app, rw, { template_id: tpl });
+    const msgId = await sendPipe(
+      app,
+      tplPipe.token,
+      { text: 'a reply' },
+      `&quote=up-42&temp_target_id=${member.id}`,
+    );
+    expect(await settled(msgId)).toMatchObject({ status: 'sent', upstream_msg_id: 'up-quoting' });
+    const req = relay.requests.find((r) => r.body.nonce === msgId);
+    expect(req?.body).toEqual({
+      type: 9,
+      target_id: rw.channelId,
+      content: `for ${member.username}: a reply`,
+      nonce: msgId,
+      quote: 'up-42',
+      temp_target_id: member.id,
+    });
   });
 
   it('posts the message with the bot token and nonce = msg_id; keeps the upstream id', async () => {
