@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEAD_RETENTION_MS, expireReplayInput } from '../../src/domain/deliveries/records.js';
 import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/templates/index.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
@@ -359,11 +360,19 @@ describe('permanent failures, dead letters and replay', () => {
     expect(dead.body.data.items.map((d) => d.msg_id)).toContain(msgId);
     expect(dead.body.data.items.find((d) => d.msg_id === msgId)?.reason).toBe('NO_SEND_PERMISSION');
 
+    const fine = await sendPipe(app, pipe.token, { content: 'fine' });
+    expect((await settled(fine)).status).toBe('sent');
     const notDead = await app.request('POST', '/admin/api/delivery/replay', {
       admin: true,
-      json: { msg_id: await sendPipe(app, pipe.token, { content: 'fine' }) },
+      json: { msg_id: fine },
     });
-    expect([409, 404]).toContain(notDead.status);
+    expect(notDead.status).toBe(409);
+    expect(notDead.body.code).toBe(40920);
+    const unknown = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: 'no-such-message' },
+    });
+    expect(unknown.status).toBe(404);
 
     const changed = await app.request('POST', '/admin/api/channel/update', {
       admin: true,
@@ -378,6 +387,61 @@ describe('permanent failures, dead letters and replay', () => {
     expect(replay.body.data.delivery).toMatchObject({ status: 'queued', replays: 1 });
     await expect.poll(async () => (await record(msgId))?.status, { timeout: 15_000 }).toBe('sent');
     expect((await app.res.store.messages.get(msgId))?.content).toBe('muted?');
+  });
+
+  it('replays a dead 50 KB GitLab push from its deflated input; refuses once the replay input expired', async () => {
+    const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
+    const body = readFileSync(new URL('push-large.json', fixtures), 'utf8');
+    const tpl = await createTemplate(
+      app,
+      w,
+      readFileSync(new URL('push-card.json.twig', fixtures), 'utf8'),
+      2,
+    );
+    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const muted = await createTestChannel(app, w.guildId, {
+      name: 'muted for pushes',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
+    });
+    const send = async () => {
+      const r = await app.request<{ msg_id: string }>(
+        'POST',
+        `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}&target_id=${muted.id}`,
+        { raw: body, headers: { 'Content-Type': 'application/json' } },
+      );
+      expect(r.status).toBe(200);
+      expect(await settled(r.body.data.msg_id)).toMatchObject({
+        status: 'failed',
+        reason: 'NO_SEND_PERMISSION',
+      });
+      return r.body.data.msg_id;
+    };
+    const first = await send();
+    const second = await send();
+    expect((await app.res.store.deliveries.getReplayJob(first))?.input_encoding).toBe('deflate-base64');
+
+    await app.request('POST', '/admin/api/channel/update', {
+      admin: true,
+      json: { id: muted.id, permission_overwrites: [] },
+    });
+    const replay = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: first },
+    });
+    expect(replay.status).toBe(200);
+    await expect.poll(async () => (await record(first))?.status, { timeout: 15_000 }).toBe('sent');
+    const [card] = JSON.parse((await app.res.store.messages.get(first))?.content ?? '[]');
+    expect(card.modules).toHaveLength(1 + 2 * JSON.parse(body).commits.length);
+
+    // The second's replay input expires (the worker's hourly sweep, DEAD_RETENTION_MS later).
+    const later = { ...app.res, now: () => Date.now() + DEAD_RETENTION_MS + 60_000 };
+    expect(await expireReplayInput(later)).toBeGreaterThanOrEqual(1);
+    const expired = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: second },
+    });
+    expect(expired.status).toBe(409);
+    expect(expired.body.code).toBe(40921);
   });
 
   it('records why: pipe disabled or deleted, template deleted, channel not text, render errors', async () => {
@@ -674,7 +738,7 @@ describe('metrics', () => {
     expect(web).toMatch(/herald_pipe_messages_accepted_total [1-9]/);
     const worker = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     expect(worker).toMatch(/herald_pipe_messages_sent_total\{sink="store"\} [1-9]/);
-    expect(worker).toMatch(/herald_pipe_messages_failed_total\{reason="NO_SEND_PERMISSION"\} 1/);
+    expect(worker).toMatch(/herald_pipe_messages_failed_total\{reason="NO_SEND_PERMISSION"\} [1-9]/);
     // Durations of failed renders and dispatches count too (the render errors and the relay's
     // 403 and 500s above), apart from the successful ones.
     const count = (metric: string, labels: string) =>
