@@ -8,6 +8,7 @@ import { metricsFor } from '../metrics/index.js';
 import { pipeProbes } from '../metrics/pipe-probes.js';
 import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
 import { BucketLeases } from '../ratelimit/bucket-leases.js';
+import { checkRedisPolicy } from '../redis/redis-policy.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
@@ -15,7 +16,6 @@ import { MAX_STALLED_COUNT, reconcileDeadJobs, recordDeadJobPatiently } from './
 import { waitOutDependencyErrors } from './dependency-wait.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
-import { checkRedisPolicy } from './redis-policy.js';
 import { RenderPool } from './render-pool.js';
 import { SentLog } from './sent-log.js';
 

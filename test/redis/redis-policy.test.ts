@@ -3,10 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MONGO_URL } from '../../src/config/defaults.js';
 import { createLogger } from '../../src/log/logger.js';
-import { checkRedisPolicy, RedisPolicyError } from '../../src/workers/redis-policy.js';
+import { checkRedisPolicy, RedisPolicyError } from '../../src/redis/redis-policy.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/test-app.js';
 
 /** Start-up check against real, throw-away redis-server instances with chosen settings. */
 const children: ChildProcess[] = [];
@@ -85,4 +88,46 @@ describe('checkRedisPolicy', () => {
     await checkRedisPolicy(safe, log);
     expect(lines).toEqual([]);
   });
+});
+
+describe('the web and worker processes', () => {
+  /** Runs an entry point against `redisPort` until it exits; answers its exit code and output. */
+  async function run(entry: string, redisPort: number): Promise<{ code: number | null; out: string }> {
+    const mongo = new URL(process.env.MONGO_URL ?? DEFAULT_MONGO_URL);
+    mongo.pathname = '/herald_test_redis_policy';
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: {
+        ...process.env,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        MONGO_URL: mongo.toString(),
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        PORT: String(await freePort()),
+        METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, out };
+  }
+
+  it('both refuse to start on an evicting Redis: the web writes accepted jobs, the worker keeps them', async () => {
+    const evicting = await redisWith(['--maxmemory-policy', 'allkeys-lru']);
+    const port = Number(evicting.options.port);
+    for (const entry of ['src/bin/web.ts', 'src/bin/worker.ts']) {
+      const { code, out } = await run(entry, port);
+      expect(code, out).toBe(1);
+      expect(out).toContain('maxmemory-policy is \\"allkeys-lru\\"');
+      expect(out).not.toContain('"listening"');
+    }
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
 
-/** Thrown at start-up when Redis could evict queue keys; the worker refuses to run. */
+/** Thrown at start-up when Redis could evict queue keys; web and worker processes refuse to run. */
 export class RedisPolicyError extends Error {
   override readonly name = 'RedisPolicyError';
 }
@@ -22,7 +22,8 @@ function infoFields(text: string): Map<string, string> {
  * off (a Redis restart would lose recent jobs). Read from INFO rather than CONFIG GET: managed
  * Redis services often forbid CONFIG, while INFO is always there (BullMQ itself needs it). Only
  * a server whose INFO names no policy at all (a Redis-compatible server of another kind) starts
- * with a warning.
+ * with a warning. Both process types ask: the web process writes the accepted jobs, the worker
+ * keeps them (and each would otherwise run alone on an evicting Redis while the other refused).
  */
 export async function checkRedisPolicy(redis: Redis, log: Logger): Promise<void> {
   const memory = infoFields(await redis.info('memory'));
