@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   botPermissionsInChannel,
@@ -7,6 +8,7 @@ import {
   getMember,
   getUser,
   listBotGuilds,
+  PUBLISH_RETRY_MS,
   parseDirectoryChange,
   publishDirectoryChange,
   subscribeDirectoryChanges,
@@ -208,6 +210,33 @@ describe('change feed', () => {
       expect(seen).toEqual(want.map((w) => ({ ...w, origin: app.res.changes.origin })));
     } finally {
       await sub.close();
+    }
+  });
+
+  it('publishes a change again until Redis takes it, when the first publish failed', async () => {
+    // A Redis user that may do anything but PUBLISH (a real refusal, NOPERM), for this process's
+    // writes; the subscriber, in another connection, is the default user.
+    const user = `herald-nopub-${app.config.redisPrefix}`;
+    await app.res.redis.acl('SETUSER', user, 'on', '>nopub-secret', '~*', '&*', '+@all', '-publish');
+    const url = new URL(app.config.redisUrl);
+    url.username = user;
+    url.password = 'nopub-secret';
+    const refused = new Redis(url.toString(), { maxRetriesPerRequest: 1 });
+    const seen: DirectoryChange[] = [];
+    const sub = await subscribeDirectoryChanges(app.config.redisUrl, app.config.redisPrefix, (c) =>
+      seen.push(c),
+    );
+    try {
+      await publishDirectoryChange({ ...app.res, redis: refused }, { kind: 'template', id: 'tpl-retry' });
+      await new Promise((r) => setTimeout(r, 2 * PUBLISH_RETRY_MS));
+      expect(seen).toEqual([]);
+      expect(app.logText()).toContain('directory change not published yet; retrying');
+      await app.res.redis.acl('SETUSER', user, '+publish');
+      await expect.poll(() => seen.map((c) => c.id), { timeout: 3000 }).toEqual(['tpl-retry']);
+    } finally {
+      await sub.close();
+      refused.disconnect();
+      await app.res.redis.acl('DELUSER', user);
     }
   });
 

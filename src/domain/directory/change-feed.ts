@@ -25,12 +25,23 @@ export interface DirectoryChange {
 
 const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user', 'template', 'bot']);
 
+/** How often a change that could not be published is tried again, in ms. */
+export const PUBLISH_RETRY_MS = 250;
+/**
+ * For how long, in ms: past the workers' cache freshness (DIRECTORY_CACHE_FRESH_MS, 60 s) no
+ * cache still serves the entry the change would have dropped.
+ */
+export const PUBLISH_RETRY_FOR_MS = 60_000;
+
 /** The pub/sub channel name. */
 export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;
 
 /**
  * Publishes one change. The write it reports has already happened, so a Redis failure here is
- * logged, not thrown: the caller's write succeeded, and caches fall back on their TTL.
+ * logged, not thrown: the caller's write succeeded. The change is then published again every
+ * PUBLISH_RETRY_MS in the background until Redis takes it (or PUBLISH_RETRY_FOR_MS have passed):
+ * a worker whose own connection stayed up would otherwise go on sending with the old template or
+ * a revoked permission until its cache entry aged out.
  */
 export async function publishDirectoryChange(deps: Deps, change: DirectoryChange): Promise<void> {
   const message: DirectoryChange = {
@@ -40,18 +51,32 @@ export async function publishDirectoryChange(deps: Deps, change: DirectoryChange
   };
   // This process's caches first, before the write answers; the others through Redis.
   deps.changes.emit(message);
+  const payload = JSON.stringify({ ...message, origin: deps.changes.origin });
   try {
-    await deps.redis.publish(
-      directoryChangeChannel(deps.config.redisPrefix),
-      JSON.stringify({ ...message, origin: deps.changes.origin }),
-    );
+    await deps.redis.publish(directoryChangeChannel(deps.config.redisPrefix), payload);
   } catch (err) {
-    deps.log.warn('directory change not published', {
+    deps.log.warn('directory change not published yet; retrying', {
       kind: change.kind,
       id: change.id,
       error: err instanceof Error ? err.message : String(err),
     });
+    publishLater(deps, message, payload, Date.now());
   }
+}
+
+function publishLater(deps: Deps, change: DirectoryChange, payload: string, since: number): void {
+  const timer = setTimeout(() => {
+    deps.redis.publish(directoryChangeChannel(deps.config.redisPrefix), payload).then(
+      () => deps.log.info('directory change published after a retry', { kind: change.kind, id: change.id }),
+      () => {
+        if (Date.now() - since < PUBLISH_RETRY_FOR_MS) publishLater(deps, change, payload, since);
+        else deps.log.warn('directory change never published', { kind: change.kind, id: change.id });
+      },
+    );
+  }, PUBLISH_RETRY_MS);
+  // Not a reason to keep a process alive: a process that ends takes its caches with it, and
+  // the others' entries age out.
+  timer.unref();
 }
 
 /** A message from the channel, or null if it is not a well-formed change. */

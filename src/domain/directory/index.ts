@@ -8,6 +8,7 @@ export {
   type DirectoryChangeKind,
   type DirectorySubscription,
   directoryChangeChannel,
+  PUBLISH_RETRY_MS,
   parseDirectoryChange,
   publishDirectoryChange,
   type SubscribeOptions,
