@@ -80,3 +80,25 @@ describe('pipeMessageStatus with write-behind sent records', () => {
     await expect(pipeMessageStatus(app.res, msgId, { pipe_id: 'pipe-2' })).rejects.toThrow();
   });
 });
+
+describe('pipeMessageStatus of a rate-limited message', () => {
+  it('is rate_limited until its retry_at, then queued again', async () => {
+    const msgId = `waiting-${Date.now()}`;
+    const ids = { bot_id: 'bot-1', pipe_id: 'pipe-1', channel_id: 'chan-1' };
+    const asker = { bot_id: 'bot-1' };
+    const retryAt = Date.now() + 60_000;
+    await app.res.store.deliveries.save(
+      msgId,
+      ids,
+      { status: 'rate_limited', retry_at: retryAt, attempts: 0 },
+      Date.now(),
+    );
+    expect(await pipeMessageStatus(app.res, msgId, asker)).toMatchObject({
+      status: 'rate_limited',
+      retry_at: retryAt,
+    });
+    // The wait is over (the worker writes nothing when it takes the message again).
+    const later = { ...app.res, now: () => retryAt };
+    expect(await pipeMessageStatus(later, msgId, asker)).toMatchObject({ status: 'queued', retry_at: null });
+  });
+});

@@ -79,14 +79,18 @@ export async function pipeMessageStatus(
       return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data?.accepted_at ?? null);
     }
     const failed = record.reason !== null || record.code !== null || record.message !== null;
+    // A wait that is over: the message is back in the queue or being delivered. (Workers write
+    // no record when the wait ends; one that is refused again writes a new retry_at.)
+    const waitOver =
+      record.status === 'rate_limited' && record.retry_at !== null && record.retry_at <= deps.now();
     return {
       msg_id: msgId,
-      status: record.status,
+      status: waitOver ? 'queued' : record.status,
       attempts: record.attempts,
       msg_timestamp: data?.accepted_at ?? null,
       sent_at: record.sent_at,
       upstream_msg_id: record.upstream_msg_id,
-      retry_at: record.retry_at,
+      retry_at: waitOver ? null : record.retry_at,
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
   }
