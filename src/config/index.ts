@@ -13,6 +13,8 @@ export interface Config {
   /** Public base URL used to build callback URLs (e.g. pipe URLs); no trailing slash. */
   readonly publicUrl: string;
   readonly bodyLimitBytes: number;
+  /** Template inputs of at least this many bytes are deflated in their jobs. */
+  readonly inputDeflateMinBytes: number;
   readonly dbTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly botRateBurst: number;
@@ -126,6 +128,13 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     logLevel: logLevel as LogLevel,
     publicUrl,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', D.DEFAULT_BODY_LIMIT_BYTES, 1024, D.MAX_BODY_LIMIT_BYTES),
+    inputDeflateMinBytes: int(
+      env,
+      'INPUT_DEFLATE_MIN_BYTES',
+      D.DEFAULT_INPUT_DEFLATE_MIN_BYTES,
+      1,
+      D.MAX_BODY_LIMIT_BYTES + 1,
+    ),
     dbTimeoutMs: int(env, 'DB_TIMEOUT_MS', D.DEFAULT_DB_TIMEOUT_MS, 100, 60_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', D.DEFAULT_SHUTDOWN_TIMEOUT_MS, 0, 600_000),
     botRateBurst: int(env, 'BOT_RATE_BURST', D.DEFAULT_BOT_RATE_BURST, 1, 1_000_000),

@@ -8,7 +8,7 @@
  * nothing to escape, and its decoding moves to the render thread. The ingest saves too:
  * stringifying the job skips escaping the body.
  *
- * Bodies of INPUT_DEFLATE_MIN_BYTES or more are deflated first. Webhook JSON repeats itself (the
+ * Bodies of INPUT_DEFLATE_MIN_BYTES (a setting, 1 KB by default) or more are deflated first. Webhook JSON repeats itself (the
  * same keys and URLs in every commit), so a 50 KB GitLab push becomes about 9 KB of base64
  * instead of 70 KB: that much less Redis memory for every queued message and every delivered
  * one kept for status reads (a day), and less for Redis, the worker's main thread and the
@@ -18,7 +18,7 @@
  * No dependencies but constants: the render threads import this.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
+import { DEFAULT_INPUT_DEFLATE_MIN_BYTES, MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
 
 /**
  * How PipeJob.input is written when it is not plain text: 'base64' (the bytes), or
@@ -27,19 +27,20 @@ import { MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
 export type InputEncoding = 'base64' | 'deflate-base64';
 
 /**
- * Smallest body deflated in its job, in bytes. Below it the saving is a few hundred bytes at
- * most, not worth a deflate stream's set-up (its memory and about 10 µs) on every request.
- */
-export const INPUT_DEFLATE_MIN_BYTES = 1024;
-/**
  * zlib level: 1, the fastest. On webhook JSON its output is about 1.3 times level 6's, in a third
  * of the time (50 KB GitLab push: 6.5 KB in 56 µs against 5.0 KB in 170 µs).
  */
 const INPUT_DEFLATE_LEVEL = 1;
 
-/** A template pipe's input: the body's bytes, deflated when that pays, in base64. */
-export function bodyInput(bytes: Buffer): { input: string; input_encoding: InputEncoding } {
-  if (bytes.length >= INPUT_DEFLATE_MIN_BYTES) {
+/**
+ * A template pipe's input: the body's bytes, deflated from `deflateMinBytes` on (the
+ * INPUT_DEFLATE_MIN_BYTES setting) when that pays, in base64.
+ */
+export function bodyInput(
+  bytes: Buffer,
+  deflateMinBytes = DEFAULT_INPUT_DEFLATE_MIN_BYTES,
+): { input: string; input_encoding: InputEncoding } {
+  if (bytes.length >= deflateMinBytes) {
     const packed = deflateRawSync(bytes, { level: INPUT_DEFLATE_LEVEL });
     // Already compressed or random bytes do not shrink; they go as they are.
     if (packed.length < bytes.length)

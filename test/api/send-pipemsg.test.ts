@@ -457,3 +457,33 @@ describe('the token stays out of logs', () => {
     expect(app.logs.some((l) => l.path === '/api/v3/message/send-pipemsg')).toBe(true);
   });
 });
+
+describe('INPUT_DEFLATE_MIN_BYTES above every body (a rolling upgrade from workers without deflate)', () => {
+  it('queues template inputs as base64 only', async () => {
+    const plain = await startTestApp('send_pipemsg_plain_input', { INPUT_DEFLATE_MIN_BYTES: '67108865' });
+    try {
+      const b = await createTestBot(plain);
+      const g = await createTestGuild(plain);
+      const c = (await createTestChannel(plain, g.id)).id;
+      await addTestMember(plain, g.id, b.bot.user_id as string);
+      const tpl = await plain.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+        bot: b.token,
+        json: { title: 'tpl', content: PUSH_CARD, msgtype: 2 },
+      });
+      const created = await plain.request<Created>('POST', '/admin/api/pipe/create', {
+        admin: true,
+        json: { bot_id: b.id, title: 'CI', channel_id: c, template_id: tpl.body.data.model.id },
+      });
+      const r = await plain.request<Accepted>('POST', path(created.body.data.access_token), {
+        raw: GITLAB_PUSH,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(r.status).toBe(200);
+      const job = await plain.res.pipeRuntime.queue.getJob(r.body.data.msg_id);
+      expect(job?.data.input_encoding).toBe('base64');
+      expect(Buffer.from(job?.data.input ?? '', 'base64').toString('utf8')).toBe(GITLAB_PUSH);
+    } finally {
+      await plain.close();
+    }
+  });
+});

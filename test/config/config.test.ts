@@ -44,6 +44,13 @@ describe('loadConfig', () => {
       retryBaseMs: 1_000,
       relayRateLimitPatienceMs: 3_600_000,
     });
+    expect(loadConfig(ADMIN).inputDeflateMinBytes).toBe(1024);
+    expect(loadConfig({ ...ADMIN, INPUT_DEFLATE_MIN_BYTES: '67108865' }).inputDeflateMinBytes).toBe(
+      67_108_865,
+    );
+    expect(() => loadConfig({ ...ADMIN, INPUT_DEFLATE_MIN_BYTES: '0' })).toThrow(
+      new ConfigError('config: INPUT_DEFLATE_MIN_BYTES must be an integer from 1 to 67108865 (got "0")'),
+    );
     expect(loadConfig({ ...ADMIN, RELAY_RATE_LIMIT_PATIENCE_MS: '90000' }).relayRateLimitPatienceMs).toBe(
       90_000,
     );

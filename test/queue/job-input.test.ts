@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_LIMIT_BYTES } from '../../src/config/defaults.js';
-import { bodyInput, INPUT_DEFLATE_MIN_BYTES, inputText } from '../../src/queue/job-input.js';
+import { DEFAULT_INPUT_DEFLATE_MIN_BYTES, MAX_BODY_LIMIT_BYTES } from '../../src/config/defaults.js';
+import { bodyInput, inputText } from '../../src/queue/job-input.js';
 
 /** A template pipe's body as its job carries it: bytes in base64, deflated when that pays. */
 const push = readFileSync(new URL('../fixtures/gitlab/push-large.json', import.meta.url));
@@ -18,18 +18,25 @@ describe('bodyInput / inputText', () => {
     expect(inputText(written.input, written.input_encoding)).toBe(push.toString('utf8'));
   });
 
-  it('keeps a body under INPUT_DEFLATE_MIN_BYTES as plain base64', () => {
+  it('keeps a body under DEFAULT_INPUT_DEFLATE_MIN_BYTES as plain base64', () => {
     const small = Buffer.from(JSON.stringify({ title: '构建成功', pad: 'x'.repeat(900) }));
-    expect(small.length).toBeLessThan(INPUT_DEFLATE_MIN_BYTES);
+    expect(small.length).toBeLessThan(DEFAULT_INPUT_DEFLATE_MIN_BYTES);
     const written = bodyInput(small);
     expect(written).toEqual({ input: small.toString('base64'), input_encoding: 'base64' });
     expect(inputText(written.input, written.input_encoding)).toBe(small.toString('utf8'));
   });
 
-  it('deflates from INPUT_DEFLATE_MIN_BYTES on', () => {
-    const body = Buffer.from(JSON.stringify({ pad: 'ab'.repeat(INPUT_DEFLATE_MIN_BYTES) }));
-    expect(bodyInput(body.subarray(0, INPUT_DEFLATE_MIN_BYTES)).input_encoding).toBe('deflate-base64');
-    expect(bodyInput(body.subarray(0, INPUT_DEFLATE_MIN_BYTES - 1)).input_encoding).toBe('base64');
+  it('deflates from DEFAULT_INPUT_DEFLATE_MIN_BYTES on', () => {
+    const body = Buffer.from(JSON.stringify({ pad: 'ab'.repeat(DEFAULT_INPUT_DEFLATE_MIN_BYTES) }));
+    expect(bodyInput(body.subarray(0, DEFAULT_INPUT_DEFLATE_MIN_BYTES)).input_encoding).toBe(
+      'deflate-base64',
+    );
+    expect(bodyInput(body.subarray(0, DEFAULT_INPUT_DEFLATE_MIN_BYTES - 1)).input_encoding).toBe('base64');
+  });
+
+  it('deflates from the given size on: above every body, never (the rolling-upgrade setting)', () => {
+    expect(bodyInput(push, push.length + 1).input_encoding).toBe('base64');
+    expect(bodyInput(push, push.length).input_encoding).toBe('deflate-base64');
   });
 
   it('keeps bytes that do not shrink as plain base64', () => {

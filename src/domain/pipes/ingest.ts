@@ -131,7 +131,7 @@ export async function acceptPipeMessage(
   const input =
     pipe.template_id === null
       ? { input: contentOf(req.body) }
-      : bodyInput(req.bodyBytes.length === 0 ? EMPTY_BODY : req.bodyBytes);
+      : bodyInput(req.bodyBytes.length === 0 ? EMPTY_BODY : req.bodyBytes, deps.config.inputDeflateMinBytes);
   const channelId =
     req.target_id === null || req.target_id === pipe.channel_id
       ? pipe.channel_id
