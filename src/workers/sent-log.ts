@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import { type Redis, ReplyError } from 'ioredis';
 import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
 import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
@@ -111,12 +111,7 @@ export class SentLog {
 
   /** Starts the flusher of this process. */
   async start(): Promise<void> {
-    try {
-      await this.redis.xgroup('CREATE', this.key, GROUP, '0', 'MKSTREAM');
-    } catch (err) {
-      // BUSYGROUP is Redis's error code for "the group exists", which is what we want.
-      if (!(err instanceof Error && err.message.startsWith('BUSYGROUP'))) throw err;
-    }
+    await this.ensureGroup();
     const learnId = async () => {
       this.blockingId = Number(await this.blocking.client('ID'));
     };
@@ -124,6 +119,19 @@ export class SentLog {
     this.blocking.on('ready', () => void learnId().catch(() => {}));
     await learnId();
     this.running = this.loop();
+  }
+
+  /**
+   * Creates the stream's consumer group (and the stream) unless they exist. From id 0: entries
+   * appended before it existed are read too.
+   */
+  private async ensureGroup(): Promise<void> {
+    try {
+      await this.redis.xgroup('CREATE', this.key, GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      // BUSYGROUP is Redis's error code for "the group exists", which is what we want.
+      if (redisErrorCode(err) !== 'BUSYGROUP') throw err;
+    }
   }
 
   /** Stops reading, then writes what this process still holds once; safe to call twice. */
@@ -144,6 +152,14 @@ export class SentLog {
         if (Date.now() - this.lastClaim >= this.timings.claimEveryMs) await this.claimAbandoned();
       } catch (err) {
         if (this.stopping) break;
+        // NOGROUP: the stream went away with its group (a Redis restarted without persistence,
+        // a flush, a restore) and the next append made a bare stream. Until the group is made
+        // again, nothing would ever be read from it.
+        if (redisErrorCode(err) === 'NOGROUP') {
+          this.deps.log.warn('sent-record stream lost its consumer group; creating it again');
+          await this.ensureGroup().catch(() => {});
+          continue;
+        }
         this.deps.log.warn('sent records not written yet; retrying', {
           error: err instanceof Error ? err.message : String(err),
         });
@@ -229,6 +245,11 @@ export class SentLog {
       }
     }
   }
+}
+
+/** The error code a Redis error reply starts with (BUSYGROUP, NOGROUP, ...), if it is one. */
+function redisErrorCode(err: unknown): string | undefined {
+  return err instanceof ReplyError && err instanceof Error ? /^[A-Z]+/.exec(err.message)?.[0] : undefined;
 }
 
 function parseEntries(raw: Array<[string, string[] | null]>): Read[] {

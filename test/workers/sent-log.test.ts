@@ -92,6 +92,19 @@ describe('sent log', () => {
     await log.close(); // twice is safe
   });
 
+  it('makes its consumer group again when the stream went away with it (Redis restarted empty)', async () => {
+    const log = sentLog(app, { retryMs: 50 });
+    await log.start();
+    await app.res.redis.del(key());
+    // The next append makes a bare stream, without the group.
+    const m = message();
+    await log.append(m.ids, m.outcome);
+    await expect.poll(async () => (await record(m.ids.msg_id))?.status, { timeout: 10_000 }).toBe('sent');
+    await expect.poll(streamLength, { timeout: 5_000 }).toBe(0);
+    expect(app.logText()).toContain('sent-record stream lost its consumer group');
+    await log.close();
+  });
+
   it('close() writes what this process still holds', async () => {
     const log = sentLog(app, { blockMs: 2_000 });
     await log.start();
