@@ -64,6 +64,17 @@ async function sentBeforeStall(
   };
 }
 
+/**
+ * Counts a sent message, and its accept-to-sent time: from its acceptance, or from its replay
+ * (job.timestamp, when the job was queued again), so that a replay days later does not read as
+ * a days-long delivery.
+ */
+function countSent(ctx: ProcessContext, job: Job<PipeJob>, sink: string, sentAt: number): void {
+  ctx.metrics.sent.inc({ sink });
+  const since = Math.max(job.data.accepted_at, job.timestamp);
+  ctx.metrics.acceptToSent.observe(Math.max(0, sentAt - since) / 1000);
+}
+
 /** A failure that retrying cannot fix: a typed delivery failure or any 4xx-class Herald error. */
 const isPermanent = (err: unknown): boolean =>
   err instanceof DeliveryFailedError || (err instanceof HeraldError && err.status < 500);
@@ -124,6 +135,8 @@ export async function processPipeJob(
     const earlier = await sentBeforeStall(ctx, job, attempt);
     if (earlier) {
       await ctx.sentLog.append(ids, earlier);
+      // Counted here: the run that stored it died before it could.
+      countSent(ctx, job, 'store', earlier.sent_at);
       return earlier;
     }
     const checked = await check(ctx, data);
@@ -154,8 +167,7 @@ export async function processPipeJob(
       not_permissions_mention: notPermissionsMention,
     };
     await ctx.sentLog.append(ids, outcome);
-    metrics.sent.inc({ sink: checked.bot.sink });
-    metrics.acceptToSent.observe(Math.max(0, sentAt - data.accepted_at) / 1000);
+    countSent(ctx, job, checked.bot.sink, sentAt);
     // The job's return value: what pipemsg-status answers until the record is in the store.
     return outcome;
   } catch (err) {

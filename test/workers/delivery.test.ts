@@ -41,6 +41,11 @@ const list = (channelId: string, token = w.bot.token, query = '') =>
     `/api/v3/message/list?target_id=${channelId}${query}`,
     { bot: token },
   );
+/** The worker's herald_pipe_messages_sent_total{sink="store"}. */
+async function storeSentCount(): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+  return Number(/^herald_pipe_messages_sent_total\{sink="store"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+}
 /** A job as the ingest would have queued it (for states the API refuses at the door). */
 async function enqueue(over: Partial<PipeJob>, options: { delay?: number } = {}): Promise<string> {
   const msgId = `direct-${Math.random().toString(36).slice(2)}`;
@@ -266,7 +271,10 @@ describe('store sink', () => {
     // set before a worker takes it.
     await enqueue({ msg_id: msgId, pipe_id: other.id, input: 'stored before the crash' }, { delay: 300 });
     await app.res.redis.hset(`${app.config.redisPrefix}:${PIPE_QUEUE}:${msgId}`, 'stc', '1');
+    const sentBefore = await storeSentCount();
     expect(await settled(msgId)).toMatchObject({ status: 'sent', sent_at: 1_234, reason: null });
+    // Counted by this run: the one that stored it died first.
+    expect(await storeSentCount()).toBe(sentBefore + 1);
     const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
     expect(timeline.body.data.items.filter((m) => m.id === msgId)).toHaveLength(1);
   });
