@@ -413,6 +413,7 @@ describe('pipemsg-status', () => {
       sent_at: null,
       upstream_msg_id: null,
       retry_at: null,
+      not_permissions_mention: [],
       error: null,
     });
     expect(byPipe.headers.get('x-rate-limit-bucket')).toBe('message/pipemsg-status');

@@ -305,6 +305,12 @@ describe('store sink', () => {
     const rec = await settled(msgId);
     expect(rec.not_permissions_mention).toEqual(['all', 'here']);
     expect((await app.res.store.messages.get(msgId))?.content).toBe('hey @all and @here and (met)123(met)');
+    // The sender learns it from pipemsg-status (the send answer comes before the render).
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${encodeURIComponent(pipe.token)}`,
+    );
+    expect(status.body.data).toMatchObject({ status: 'sent', not_permissions_mention: ['all', 'here'] });
   });
 
   it('keeps (met)all(met) and (met)here(met) where the bot may mention everyone', async () => {

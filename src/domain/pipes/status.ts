@@ -20,6 +20,11 @@ export interface PipeMessageStatus {
   readonly upstream_msg_id: string | null;
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
+  /**
+   * Group mentions (`all`, `here`) the rendered message held but the bot may not make: they were
+   * neutralised. Known once the message was rendered; [] before.
+   */
+  readonly not_permissions_mention: readonly string[];
   /** The last failure (or retry reason); null when none. */
   readonly error: {
     readonly reason: string | null;
@@ -46,6 +51,7 @@ interface SentReturn {
   readonly sent_at?: number;
   readonly attempts?: number;
   readonly upstream_msg_id?: string | null;
+  readonly not_permissions_mention?: readonly string[];
 }
 
 /**
@@ -91,6 +97,7 @@ export async function pipeMessageStatus(
       sent_at: record.sent_at,
       upstream_msg_id: record.upstream_msg_id,
       retry_at: waitOver ? null : record.retry_at,
+      not_permissions_mention: record.not_permissions_mention,
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
   }
@@ -109,6 +116,7 @@ export async function pipeMessageStatus(
     sent_at: null,
     upstream_msg_id: null,
     retry_at: null,
+    not_permissions_mention: [],
     error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
   };
 }
@@ -130,6 +138,7 @@ function sentByJob(
     sent_at: sent.sent_at ?? finishedOn ?? null,
     upstream_msg_id: sent.upstream_msg_id ?? null,
     retry_at: null,
+    not_permissions_mention: Array.isArray(sent.not_permissions_mention) ? sent.not_permissions_mention : [],
     error: null,
   };
 }
