@@ -492,6 +492,35 @@ describe('permanent failures, dead letters and replay', () => {
     expect(rf.detail).toMatchObject({ code: 40011, line: 2, excerpt: '{{ data.n / 0 }}' });
   });
 
+  it('records a card that does not parse, or breaks a card rule, with where and what', async () => {
+    // A quote in the data breaks the JSON the template writes (the author forgot json_escape).
+    const card = await createTemplate(
+      app,
+      w,
+      '[{"type": "card", "modules": [\n  {"type": "section", "text": {"type": "kmarkdown", "content": "{{ data.msg }}"}}\n]}]',
+      2,
+    );
+    const cardPipe = await createPipe(app, w, { template_id: card });
+    const syntax = await settled(await sendPipe(app, cardPipe.token, { msg: 'he said "hi"' }));
+    expect(syntax).toMatchObject({ status: 'failed', reason: 'CARD_SYNTAX', code: 40013 });
+    expect(syntax.detail).toMatchObject({
+      code: 40013,
+      format: 'json',
+      line: 2,
+      excerpt: expect.stringContaining('he said "hi"'),
+    });
+    const themed = await createTemplate(
+      app,
+      w,
+      '[{"type": "card", "theme": "{{ data.theme }}", "modules": []}]',
+      2,
+    );
+    const themedPipe = await createPipe(app, w, { template_id: themed });
+    const invalid = await settled(await sendPipe(app, themedPipe.token, { theme: 'plaid' }));
+    expect(invalid).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
+    expect(invalid.detail).toMatchObject({ code: 40014, path: 'card[0].theme' });
+  });
+
   it('records why: template banned since, view permission gone, a channel of another server', async () => {
     // The template is in the worker's cache (one message sent with it) before it is banned.
     const tpl = await createTemplate(app, w, 'soon banned {{ data.x }}');

@@ -1,3 +1,4 @@
+import { CardSyntaxError } from '../errors/card-syntax-error.js';
 import { parseJson } from './parse-json.js';
 import { parseXml } from './parse-xml.js';
 import { parseYaml } from './parse-yaml.js';
@@ -22,5 +23,12 @@ const PARSERS: Readonly<Record<CardFormat, (text: string) => unknown>> = {
  * CardInvalidError when the card breaks a rule. `now` (ms) is for the countdown past-time check.
  */
 export function convertCard(text: string, format: CardFormat, now: number = Date.now()): CardMessage {
-  return validateCard(PARSERS[format](text), now);
+  let parsed: unknown;
+  try {
+    parsed = PARSERS[format](text);
+  } catch (err) {
+    // The parsers tell where; the excerpt of the rendered text there is added here, once.
+    throw err instanceof CardSyntaxError ? err.withExcerpt(text) : err;
+  }
+  return validateCard(parsed, now);
 }

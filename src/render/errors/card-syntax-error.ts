@@ -13,17 +13,53 @@ export interface CardSyntaxPosition {
  */
 export class CardSyntaxError extends HeraldError {
   override readonly name = 'CardSyntaxError';
-  readonly format: string;
+  readonly format: 'json' | 'yaml' | 'xml';
   readonly position: CardSyntaxPosition | undefined;
+  /** The line of the rendered text at `position` (at most 160 characters around the column). */
+  readonly excerpt: string | undefined;
+  private readonly problem: string;
 
-  constructor(format: 'json' | 'yaml' | 'xml', detail: string, position?: CardSyntaxPosition) {
+  constructor(
+    format: 'json' | 'yaml' | 'xml',
+    detail: string,
+    position?: CardSyntaxPosition,
+    excerpt?: string,
+  ) {
     const where = position ? `line ${position.line}, column ${position.column}: ` : '';
     super(
       'CARD_SYNTAX',
       { format, detail: where + detail },
-      { data: position ? { format, line: position.line, column: position.column } : { format } },
+      {
+        data: position
+          ? {
+              format,
+              line: position.line,
+              column: position.column,
+              ...(excerpt !== undefined ? { excerpt } : {}),
+            }
+          : { format },
+      },
     );
     this.format = format;
     this.position = position;
+    this.excerpt = excerpt;
+    this.problem = detail;
   }
+
+  /**
+   * The same error with the excerpt of `text` (the rendered card text it was raised on) at its
+   * position: the parsers know offsets, the caller knows the text.
+   */
+  withExcerpt(text: string): CardSyntaxError {
+    if (!this.position || this.excerpt !== undefined) return this;
+    return new CardSyntaxError(this.format, this.problem, this.position, lineExcerpt(text, this.position));
+  }
+}
+
+/** The text of `position.line`, windowed to 160 characters around the column when longer. */
+function lineExcerpt(text: string, position: CardSyntaxPosition): string {
+  const line = text.split(/\r\n?|\n/)[position.line - 1] ?? '';
+  if (line.length <= 160) return line;
+  const from = Math.max(0, position.column - 80);
+  return line.slice(from, from + 160);
 }

@@ -175,9 +175,24 @@ describe('card parse errors', () => {
     expect(error.message).toBe(`Card message cannot be parsed (${format}): ${detail}`);
   });
 
-  it('gives line and column as data', () => {
-    expect(syntaxError('[\n  1,\n  2,,\n]', 'json').data).toEqual({ format: 'json', line: 3, column: 5 });
+  it('gives line, column and the excerpt of that line as data', () => {
+    expect(syntaxError('[\n  1,\n  2,,\n]', 'json').data).toEqual({
+      format: 'json',
+      line: 3,
+      column: 5,
+      excerpt: '  2,,',
+    });
     expect(syntaxError('- a\n- b: [\n', 'yaml').data).toMatchObject({ format: 'yaml', line: 3 });
+    expect(syntaxError('<card>\r\n  <modules></card>', 'xml').data).toMatchObject({
+      format: 'xml',
+      line: 2,
+      excerpt: '  <modules></card>',
+    });
+    // A long line: 160 characters around the column.
+    const long = `[${'1,'.repeat(100)}x,${'1,'.repeat(100)}1]`;
+    const data = syntaxError(long, 'json').data as { column: number; excerpt: string };
+    expect(data.excerpt).toHaveLength(160);
+    expect(long.slice(data.column - 80, data.column + 80)).toBe(data.excerpt);
   });
 
   it('never expands an entity, even one declared harmlessly', () => {
