@@ -298,6 +298,35 @@ describe('store sink', () => {
     });
   });
 
+  it('takes a plain card message (type 10): checked, neutralised, stored; refuses bad cards and long text', async () => {
+    const card = JSON.stringify([
+      {
+        type: 'card',
+        modules: [{ type: 'section', text: { type: 'kmarkdown', content: 'hey (met)all(met)' } }],
+      },
+    ]);
+    const sent = await settled(await sendPipe(app, pipe.token, { content: card }, '&type=10'));
+    expect(sent).toMatchObject({ status: 'sent', not_permissions_mention: ['all'] });
+    const stored = await app.res.store.messages.get(sent.msg_id);
+    expect(stored?.type).toBe(10);
+    expect(JSON.parse(stored?.content ?? '[]')[0].modules[0].text.content).toBe('hey @all');
+
+    const invalid = await sendPipe(
+      app,
+      pipe.token,
+      { content: '[{"type":"card","modules":[{"type":"nope"}]}]' },
+      '&type=10',
+    );
+    expect(await settled(invalid)).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
+    const notJson = await sendPipe(app, pipe.token, { content: '[{"type":"card",' }, '&type=10');
+    expect(await settled(notJson)).toMatchObject({ status: 'failed', reason: 'CARD_SYNTAX', code: 40013 });
+    // KMarkdown: at most 8,000 characters, counted as code points (an emoji is one).
+    const long = await sendPipe(app, pipe.token, { content: 'x'.repeat(8_001) });
+    expect(await settled(long)).toMatchObject({ status: 'failed', reason: 'MESSAGE_TOO_LONG', code: 40015 });
+    const emoji = await sendPipe(app, pipe.token, { content: '🎉'.repeat(8_000) });
+    expect(await settled(emoji)).toMatchObject({ status: 'sent' });
+  });
+
   it('neutralises (met)all(met) and (met)here(met) without the mention-everyone permission', async () => {
     const msgId = await sendPipe(app, pipe.token, {
       content: 'hey (met)all(met) and (met)here(met) and (met)123(met)',
@@ -691,6 +720,14 @@ describe('relay sink', () => {
     // Every try of one message carries the same nonce.
     const nonces = new Set(relay.requests.filter((r) => r.body.content === 'flaky').map((r) => r.body.nonce));
     expect([...nonces]).toEqual([flaky]);
+    // Counted: the 5xx retries by reason, the 429 waits for this bot, and the sent messages' times.
+    const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+    const value = (line: string) => Number(new RegExp(`^${line} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(value('herald_pipe_retries_total\\{reason="UPSTREAM_UNAVAILABLE"\\}')).toBeGreaterThanOrEqual(2);
+    expect(
+      value(`herald_pipe_rate_limited_waits_total\\{bot_id="${rw.bot.id}",source="upstream"\\}`),
+    ).toBeGreaterThanOrEqual(2);
+    expect(value('herald_pipe_accept_to_sent_seconds_count')).toBeGreaterThanOrEqual(3);
   });
 });
 
