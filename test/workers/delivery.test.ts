@@ -108,6 +108,27 @@ describe('store sink', () => {
     expect(status.body.data).toMatchObject({ status: 'sent', attempts: 1 });
   });
 
+  it('message/list: refuses a channel the bot cannot see, bad paging and no auth; past the end is empty', async () => {
+    const otherGuild = await createTestGuild(app);
+    const foreign = await createTestChannel(app, otherGuild.id);
+    const unseen = await list(foreign.id);
+    expect(unseen.status).toBe(403);
+    expect(unseen.body.code).toBe(40320);
+    const past = await list(w.channelId, w.bot.token, '&page=999&page_size=10');
+    expect(past.status).toBe(200);
+    expect(past.body.data.items).toEqual([]);
+    expect(past.body.data.meta).toMatchObject({ page: 999, page_size: 10 });
+    for (const size of ['0', '51']) {
+      const bad = await list(w.channelId, w.bot.token, `&page_size=${size}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.code).toBe(40000);
+    }
+    const noTarget = await app.request('GET', '/api/v3/message/list', { bot: w.bot.token });
+    expect(noTarget.status).toBe(400);
+    const noAuth = await app.request('GET', `/api/v3/message/list?target_id=${w.channelId}`);
+    expect(noAuth.status).toBe(401);
+  });
+
   it('renders a template with platform data, and quotes a message of the channel', async () => {
     const quoted = await sendPipe(app, pipe.token, { content: 'to be quoted' });
     await settled(quoted);
@@ -485,6 +506,62 @@ describe('permanent failures, dead letters and replay', () => {
     });
     expect(expired.status).toBe(409);
     expect(expired.body.code).toBe(40921);
+  });
+
+  it('delivery list filters by bot and by pipe, newest first; list and replay refuse bad input in the envelope', async () => {
+    const other = await createWorld(app, { name: 'other dead bot' });
+    // Pipes deleted since (PIPE_DELETED): dead at once, under the pipe ids given.
+    const dead = async (pipeId: string, bot: World) => {
+      const id = await enqueue({ pipe_id: pipeId, bot_id: bot.bot.id, input: 'x' });
+      expect(await settled(id)).toMatchObject({ status: 'failed' });
+      return id;
+    };
+    const older = await dead('gone-pipe-a', w);
+    const newer = await dead('gone-pipe-a', w);
+    const elsewhere = await dead('gone-pipe-b', w);
+    const others = await dead('gone-pipe-c', other);
+    const listed = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      `/admin/api/delivery/list?status=failed&bot_id=${w.bot.id}&page_size=50`,
+      { admin: true },
+    );
+    const ids = listed.body.data.items.map((d) => d.msg_id);
+    expect(ids).not.toContain(others);
+    expect(ids.indexOf(newer)).toBeLessThan(ids.indexOf(older));
+    expect(ids.indexOf(older)).toBeGreaterThanOrEqual(0);
+    const byOther = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      `/admin/api/delivery/list?status=failed&bot_id=${other.bot.id}`,
+      { admin: true },
+    );
+    expect(byOther.body.data.items.map((d) => d.msg_id)).toEqual([others]);
+    const byPipe = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      `/admin/api/delivery/list?status=failed&bot_id=${w.bot.id}&pipe_id=gone-pipe-a`,
+      { admin: true },
+    );
+    expect(byPipe.body.data.items.map((d) => d.msg_id)).toEqual([newer, older]);
+    expect(ids).toContain(elsewhere);
+
+    for (const query of ['status=sent', 'bot_id=', 'page_size=51']) {
+      const bad = await app.request('GET', `/admin/api/delivery/list?${query}`, { admin: true });
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.code, query).toBe(40000);
+    }
+    for (const json of [{}, { msg_id: 5 }, { msg_id: '' }, []]) {
+      const bad = await app.request('POST', '/admin/api/delivery/replay', { admin: true, json });
+      expect(bad.status, JSON.stringify(json)).toBe(400);
+      expect(bad.body.code, JSON.stringify(json)).toBe(40000);
+    }
+    const notJson = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      raw: '{"msg_id":',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.code).toBe(40001);
+    const noAdmin = await app.request('GET', '/admin/api/delivery/list?status=failed');
+    expect(noAdmin.status).toBe(401);
   });
 
   it('records why: pipe disabled or deleted, template deleted, channel not text, render errors', async () => {
