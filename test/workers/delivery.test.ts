@@ -68,6 +68,23 @@ async function enqueue(over: Partial<PipeJob>, options: { delay?: number } = {})
   return job.msg_id;
 }
 
+/** send-pipemsg with `raw` as the body, exactly as given (the key order kept, or none at all). */
+const sendRaw = (token: string, raw: string, query = '') =>
+  app.request<{ msg_id: string }>(
+    'POST',
+    `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(token)}${query}`,
+    { raw, headers: { 'Content-Type': 'application/json' } },
+  );
+const GITLAB = new URL('../fixtures/gitlab/', import.meta.url);
+/** A GitLab push with 20 commits (50 KB, CJK commit messages), as GitLab posts it. */
+const GITLAB_PUSH = readFileSync(new URL('push-large.json', GITLAB), 'utf8');
+/** A pipe of `w` with a new template of `content`. */
+async function templatePipe(content: string, msgtype = 1): Promise<{ id: string; token: string }> {
+  return createPipe(app, w, { template_id: await createTemplate(app, w, content, msgtype) });
+}
+/** A pipe of `w` whose template turns a GitLab push into a card. */
+const gitlabPipe = () => templatePipe(readFileSync(new URL('push-card.json.twig', GITLAB), 'utf8'), 2);
+
 beforeAll(async () => {
   app = await startTestApp('delivery', { METRICS_PORT: '0', WORKER_CONCURRENCY: '8', HOST: '127.0.0.1' });
   workers = await startWorkers(app.res);
@@ -167,11 +184,7 @@ describe('store sink', () => {
     const tpl = await createTemplate(app, w, '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}');
     const tplPipe = await createPipe(app, w, { template_id: tpl });
     // Sent as raw text: JSON.parse would list "2" and "10" before "b".
-    const r = await app.request<{ msg_id: string }>(
-      'POST',
-      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
-      { raw: '{"b":"x","10":"y","2":"z"}', headers: { 'Content-Type': 'application/json' } },
-    );
+    const r = await sendRaw(tplPipe.token, '{"b":"x","10":"y","2":"z"}');
     expect(r.status).toBe(200);
     expect((await settled(r.body.data.msg_id)).status).toBe('sent');
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
@@ -180,31 +193,14 @@ describe('store sink', () => {
   it('renders a template pipe message sent without a body as data {}', async () => {
     const tpl = await createTemplate(app, w, 'ok {{ data|length }} {{ data.x ?? "none" }}');
     const tplPipe = await createPipe(app, w, { template_id: tpl });
-    const r = await app.request<{ msg_id: string }>(
-      'POST',
-      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
-      { raw: '', headers: { 'Content-Type': 'application/json' } },
-    );
+    const r = await sendRaw(tplPipe.token, '');
     expect(r.status).toBe(200);
     expect(await settled(r.body.data.msg_id)).toMatchObject({ status: 'sent', reason: null });
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('ok 0 none');
   });
 
   it('delivers a 50 KB GitLab push that travelled deflated in its job', async () => {
-    const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
-    const body = readFileSync(new URL('push-large.json', fixtures), 'utf8');
-    const tpl = await createTemplate(
-      app,
-      w,
-      readFileSync(new URL('push-card.json.twig', fixtures), 'utf8'),
-      2,
-    );
-    const tplPipe = await createPipe(app, w, { template_id: tpl });
-    const r = await app.request<{ msg_id: string }>(
-      'POST',
-      `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}`,
-      { raw: body, headers: { 'Content-Type': 'application/json' } },
-    );
+    const r = await sendRaw((await gitlabPipe()).token, GITLAB_PUSH);
     expect(r.status).toBe(200);
     const msgId = r.body.data.msg_id;
     expect((await settled(msgId)).status).toBe('sent');
@@ -212,7 +208,7 @@ describe('store sink', () => {
     const stored = await app.res.store.messages.get(msgId);
     expect(stored?.type).toBe(10);
     const [card] = JSON.parse(stored?.content ?? '[]');
-    const commits = JSON.parse(body).commits as Array<{ message: string; author: { name: string } }>;
+    const commits = JSON.parse(GITLAB_PUSH).commits as Array<{ message: string; author: { name: string } }>;
     expect(card.modules).toHaveLength(1 + 2 * commits.length);
     // every commit's text, CJK included, arrives as sent
     for (const [i, c] of commits.entries()) {
@@ -454,25 +450,13 @@ describe('permanent failures, dead letters and replay', () => {
   });
 
   it('replays a dead 50 KB GitLab push from its deflated input; refuses once the replay input expired', async () => {
-    const fixtures = new URL('../fixtures/gitlab/', import.meta.url);
-    const body = readFileSync(new URL('push-large.json', fixtures), 'utf8');
-    const tpl = await createTemplate(
-      app,
-      w,
-      readFileSync(new URL('push-card.json.twig', fixtures), 'utf8'),
-      2,
-    );
-    const tplPipe = await createPipe(app, w, { template_id: tpl });
+    const tplPipe = await gitlabPipe();
     const muted = await createTestChannel(app, w.guildId, {
       name: 'muted for pushes',
       permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
     });
     const send = async () => {
-      const r = await app.request<{ msg_id: string }>(
-        'POST',
-        `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(tplPipe.token)}&target_id=${muted.id}`,
-        { raw: body, headers: { 'Content-Type': 'application/json' } },
-      );
+      const r = await sendRaw(tplPipe.token, GITLAB_PUSH, `&target_id=${muted.id}`);
       expect(r.status).toBe(200);
       expect(await settled(r.body.data.msg_id)).toMatchObject({
         status: 'failed',
@@ -495,7 +479,7 @@ describe('permanent failures, dead letters and replay', () => {
     expect(replay.status).toBe(200);
     await expect.poll(async () => (await record(first))?.status, { timeout: 15_000 }).toBe('sent');
     const [card] = JSON.parse((await app.res.store.messages.get(first))?.content ?? '[]');
-    expect(card.modules).toHaveLength(1 + 2 * JSON.parse(body).commits.length);
+    expect(card.modules).toHaveLength(1 + 2 * JSON.parse(GITLAB_PUSH).commits.length);
 
     // The second's replay input expires (the worker's hourly sweep, DEAD_RETENTION_MS later).
     const later = { ...app.res, now: () => Date.now() + DEAD_RETENTION_MS + 60_000 };
@@ -600,13 +584,10 @@ describe('permanent failures, dead letters and replay', () => {
 
   it('records a card that does not parse, or breaks a card rule, with where and what', async () => {
     // A quote in the data breaks the JSON the template writes (the author forgot json_escape).
-    const card = await createTemplate(
-      app,
-      w,
+    const cardPipe = await templatePipe(
       '[{"type": "card", "modules": [\n  {"type": "section", "text": {"type": "kmarkdown", "content": "{{ data.msg }}"}}\n]}]',
       2,
     );
-    const cardPipe = await createPipe(app, w, { template_id: card });
     const syntax = await settled(await sendPipe(app, cardPipe.token, { msg: 'he said "hi"' }));
     expect(syntax).toMatchObject({ status: 'failed', reason: 'CARD_SYNTAX', code: 40013 });
     expect(syntax.detail).toMatchObject({
@@ -615,13 +596,10 @@ describe('permanent failures, dead letters and replay', () => {
       line: 2,
       excerpt: expect.stringContaining('he said "hi"'),
     });
-    const themed = await createTemplate(
-      app,
-      w,
+    const themedPipe = await templatePipe(
       '[{"type": "card", "theme": "{{ data.theme }}", "modules": []}]',
       2,
     );
-    const themedPipe = await createPipe(app, w, { template_id: themed });
     const invalid = await settled(await sendPipe(app, themedPipe.token, { theme: 'plaid' }));
     expect(invalid).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
     expect(invalid.detail).toMatchObject({ code: 40014, path: 'card[0].theme' });
