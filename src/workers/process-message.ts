@@ -43,18 +43,39 @@ export const messageBucketKey = (prefix: string, botId: string): string => `${pr
 export const messageReservationKey = (prefix: string, msgId: string): string => `${prefix}:rl:paid:${msgId}`;
 
 /**
- * A job run again after its worker died may have reached the store sink already: the message is
- * then in its channel's timeline, and is sent, whatever the checks would now say (the pipe may
- * have been disabled since, or the permission taken away). Only asked after a stall, so that
- * ordinary runs pay no extra read. (A relay cannot be asked; it gets the same nonce again.)
+ * Whether this job ran before without spending an attempt: it stalled (its worker died), or was
+ * put off mid-run (a database or Redis outage, dependency-wait.ts; also the budget and relay 429
+ * waits, which never got as far as a sink). BullMQ counts every start in attemptsStarted.
  */
-async function sentBeforeStall(
+const ranBefore = (job: Job<PipeJob>): boolean =>
+  job.stalledCounter > 0 || job.attemptsStarted > job.attemptsMade + 1;
+
+/**
+ * A job run again after its worker died, or after an outage cut its run short, may have reached
+ * the store sink already (the insert landed, its answer or what came after did not): the
+ * message is then in its channel's timeline, and is sent, whatever the checks would now say
+ * (the pipe may have been disabled since, or the permission taken away). Only asked on such a
+ * re-run, so that ordinary runs pay no extra read. (A relay cannot be asked; it gets the same
+ * nonce again.)
+ */
+async function sentInEarlierRun(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   attempt: number,
 ): Promise<SentOutcome | null> {
-  if (job.stalledCounter === 0) return null;
-  const message = await ctx.deps.store.messages.get(job.data.msg_id);
+  if (!ranBefore(job)) return null;
+  let message: Awaited<ReturnType<typeof ctx.deps.store.messages.get>>;
+  try {
+    // A relay bot's messages are never in the timeline: no read for them (budget and 429 waits
+    // bring them here often).
+    if ((await ctx.caches.bots.get(job.data.bot_id))?.sink === 'relay') return null;
+    message = await ctx.deps.store.messages.get(job.data.msg_id);
+  } catch (err) {
+    // The database is away: the run goes on. A store-sink message cannot be stored meanwhile
+    // either, and its next run looks again.
+    if (err instanceof DependencyError) return null;
+    throw err;
+  }
   if (!message) return null;
   return {
     sent_at: message.create_at,
@@ -132,7 +153,7 @@ export async function processPipeJob(
     throw new DelayedError();
   };
   try {
-    const earlier = await sentBeforeStall(ctx, job, attempt);
+    const earlier = await sentInEarlierRun(ctx, job, attempt);
     if (earlier) {
       await ctx.sentLog.append(ids, earlier);
       // Counted here: the run that stored it died before it could.

@@ -262,39 +262,46 @@ describe('store sink', () => {
     expect(all.items.filter((m) => m.id === msgId)).toHaveLength(1);
   });
 
-  it('a job run again after its worker died finds its message in the timeline: sent, whatever the checks now say', async () => {
-    // The state a crash leaves: the first run stored the message and died before completing
-    // the job; since then the pipe was disabled, which the checks would refuse.
-    const other = await createPipe(app, w);
-    const msgId = `restarted-${Math.random().toString(36).slice(2)}`;
-    await storeMessage(app.res, {
-      msg_id: msgId,
-      bot_id: w.bot.id,
-      author_id: w.bot.bot.user_id as string,
-      channel_id: w.channelId,
-      guild_id: w.guildId,
-      type: 9,
-      content: 'stored before the crash',
-      quote: null,
-      temp_target_id: null,
-      nonce: '',
-      create_at: 1_234,
-    });
-    await app.request('POST', '/admin/api/pipe/update', {
-      admin: true,
-      json: { id: other.id, enabled: false },
-    });
-    // Put off a moment so that its stall count (BullMQ's `stc`, what a stalled job carries) is
-    // set before a worker takes it.
-    await enqueue({ msg_id: msgId, pipe_id: other.id, input: 'stored before the crash' }, { delay: 300 });
-    await app.res.redis.hset(`${app.config.redisPrefix}:${PIPE_QUEUE}:${msgId}`, 'stc', '1');
-    const sentBefore = await storeSentCount();
-    expect(await settled(msgId)).toMatchObject({ status: 'sent', sent_at: 1_234, reason: null });
-    // Counted by this run: the one that stored it died first.
-    expect(await storeSentCount()).toBe(sentBefore + 1);
-    const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
-    expect(timeline.body.data.items.filter((m) => m.id === msgId)).toHaveLength(1);
-  });
+  // The state a crash or an outage leaves: the first run stored the message and never completed
+  // the job (its worker died; or the database's answer was lost and dependency-wait.ts put the
+  // job off); since then the pipe was disabled, which the checks would refuse. What marks such
+  // a job: its stall count (BullMQ's `stc`), or a start that spent no attempt (`ats`).
+  it.each([
+    ['its worker died', 'stc'],
+    ['an outage cut its run short', 'ats'],
+  ])(
+    'a job run again after %s finds its message in the timeline: sent, whatever the checks now say',
+    async (_why, field) => {
+      const other = await createPipe(app, w);
+      const msgId = `restarted-${Math.random().toString(36).slice(2)}`;
+      await storeMessage(app.res, {
+        msg_id: msgId,
+        bot_id: w.bot.id,
+        author_id: w.bot.bot.user_id as string,
+        channel_id: w.channelId,
+        guild_id: w.guildId,
+        type: 9,
+        content: 'stored before the crash',
+        quote: null,
+        temp_target_id: null,
+        nonce: '',
+        create_at: 1_234,
+      });
+      await app.request('POST', '/admin/api/pipe/update', {
+        admin: true,
+        json: { id: other.id, enabled: false },
+      });
+      // Put off a moment so that the mark is set before a worker takes it.
+      await enqueue({ msg_id: msgId, pipe_id: other.id, input: 'stored before the crash' }, { delay: 300 });
+      await app.res.redis.hset(`${app.config.redisPrefix}:${PIPE_QUEUE}:${msgId}`, field, '1');
+      const sentBefore = await storeSentCount();
+      expect(await settled(msgId)).toMatchObject({ status: 'sent', sent_at: 1_234, reason: null });
+      // Counted by this run: the one that stored it never got that far.
+      expect(await storeSentCount()).toBe(sentBefore + 1);
+      const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
+      expect(timeline.body.data.items.filter((m) => m.id === msgId)).toHaveLength(1);
+    },
+  );
 
   it('does not put temporary messages in the timeline; refuses a target user outside the guild', async () => {
     const member = await upsertTestUser(app);
