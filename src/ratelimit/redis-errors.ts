@@ -9,3 +9,8 @@ import { DependencyError } from '../errors/index.js';
 export function asRedisDependencyError(err: unknown): unknown {
   return err instanceof ReplyError ? err : new DependencyError('redis', err);
 }
+
+/** The error code a Redis error reply starts with (BUSYGROUP, NOGROUP, ...), if it is one. */
+export function redisErrorCode(err: unknown): string | undefined {
+  return err instanceof ReplyError && err instanceof Error ? /^[A-Z]+/.exec(err.message)?.[0] : undefined;
+}

@@ -1,5 +1,7 @@
 import type { Deps } from '../domain/deps.js';
 import {
+  // How long an entry is served without a notification (the feed's contract).
+  DIRECTORY_CACHE_FRESH_MS,
   type DirectorySubscription,
   getChannel,
   getGuild,
@@ -22,11 +24,6 @@ import { CompiledTemplates, templateVersionKey } from './compiled-templates.js';
 
 /** Most entries each directory cache keeps (oldest dropped first). */
 export const DIRECTORY_CACHE_MAX_ENTRIES = 20_000;
-/**
- * Age after which a directory entry is re-read even without a change notification, in ms: the
- * bound on staleness should a notification be lost (pub/sub is fire-and-forget).
- */
-export const DIRECTORY_CACHE_FRESH_MS = 60_000;
 /** Most bots kept (bot changes are announced on the change feed, like the directory). */
 export const BOT_CACHE_MAX_ENTRIES = 10_000;
 /** Most template records kept (key: bot and template id). */

@@ -29,8 +29,8 @@ export const DEAD_RECONCILE_JOBS = 1_000;
  * stalled check), or, should it ever happen, one whose processor could not write the record.
  * Answers whether it wrote one. Nothing is written when the job is not dead (BullMQ emits
  * 'failed' for every failed attempt), or no longer exists (replayed or expired), or its record
- * already says failed, or sent. Under the record's lock, as replay is: a replay between the check and
- * the write cannot be overwritten.
+ * already says failed, or sent. Under the record's lock, as replay is: a replay between the
+ * check and the write cannot be overwritten.
  */
 export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<boolean> {
   const data = job.data;

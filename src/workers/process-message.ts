@@ -64,18 +64,17 @@ async function sentInEarlierRun(
   attempt: number,
 ): Promise<SentOutcome | null> {
   if (!ranBefore(job)) return null;
-  let message: Awaited<ReturnType<typeof ctx.deps.store.messages.get>>;
-  try {
+  const message = await ctx.caches.bots
+    .get(job.data.bot_id)
     // A relay bot's messages are never in the timeline: no read for them (budget and 429 waits
     // bring them here often).
-    if ((await ctx.caches.bots.get(job.data.bot_id))?.sink === 'relay') return null;
-    message = await ctx.deps.store.messages.get(job.data.msg_id);
-  } catch (err) {
-    // The database is away: the run goes on. A store-sink message cannot be stored meanwhile
-    // either, and its next run looks again.
-    if (err instanceof DependencyError) return null;
-    throw err;
-  }
+    .then((bot) => (bot?.sink === 'relay' ? null : ctx.deps.store.messages.get(job.data.msg_id)))
+    .catch((err: unknown) => {
+      // The database is away: the run goes on. A store-sink message cannot be stored meanwhile
+      // either, and its next run looks again.
+      if (err instanceof DependencyError) return null;
+      throw err;
+    });
   if (!message) return null;
   return {
     sent_at: message.create_at,

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Redis, ReplyError } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
-import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
+import { asRedisDependencyError, redisErrorCode } from '../ratelimit/redis-errors.js';
 
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
 export const SENT_LOG_BATCH = 500;
@@ -157,8 +157,13 @@ export class SentLog {
         // again, nothing would ever be read from it.
         if (redisErrorCode(err) === 'NOGROUP') {
           this.deps.log.warn('sent-record stream lost its consumer group; creating it again');
-          await this.ensureGroup().catch(() => {});
-          continue;
+          if (
+            await this.ensureGroup().then(
+              () => true,
+              () => false,
+            )
+          )
+            continue;
         }
         this.deps.log.warn('sent records not written yet; retrying', {
           error: err instanceof Error ? err.message : String(err),
@@ -245,11 +250,6 @@ export class SentLog {
       }
     }
   }
-}
-
-/** The error code a Redis error reply starts with (BUSYGROUP, NOGROUP, ...), if it is one. */
-function redisErrorCode(err: unknown): string | undefined {
-  return err instanceof ReplyError && err instanceof Error ? /^[A-Z]+/.exec(err.message)?.[0] : undefined;
 }
 
 function parseEntries(raw: Array<[string, string[] | null]>): Read[] {

@@ -25,13 +25,15 @@ export interface DirectoryChange {
 
 const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user', 'template', 'bot']);
 
+/**
+ * Age after which a cache fed by this feed re-reads an entry even without a change notification,
+ * in ms: the bound on staleness should a notification be lost (pub/sub is fire-and-forget).
+ */
+export const DIRECTORY_CACHE_FRESH_MS = 60_000;
 /** How often a change that could not be published is tried again, in ms. */
 export const PUBLISH_RETRY_MS = 250;
-/**
- * For how long, in ms: past the workers' cache freshness (DIRECTORY_CACHE_FRESH_MS, 60 s) no
- * cache still serves the entry the change would have dropped.
- */
-export const PUBLISH_RETRY_FOR_MS = 60_000;
+/** For how long, in ms: past the caches' freshness no cache still serves what it would drop. */
+export const PUBLISH_RETRY_FOR_MS = DIRECTORY_CACHE_FRESH_MS;
 
 /** The pub/sub channel name. */
 export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;

@@ -4,6 +4,7 @@
  */
 export { botPermissionsInChannel, type ChannelAccess, userPermissionsInChannel } from './bot-access.js';
 export {
+  DIRECTORY_CACHE_FRESH_MS,
   type DirectoryChange,
   type DirectoryChangeKind,
   type DirectorySubscription,

@@ -1,4 +1,5 @@
 import { HeraldError } from '../../errors/herald-error.js';
+import { excerptOfLine } from './excerpt.js';
 
 /** Where in the template output a parse problem sits (1-based), when the parser can tell. */
 export interface CardSyntaxPosition {
@@ -52,14 +53,12 @@ export class CardSyntaxError extends HeraldError {
    */
   withExcerpt(text: string): CardSyntaxError {
     if (!this.position || this.excerpt !== undefined) return this;
-    return new CardSyntaxError(this.format, this.problem, this.position, lineExcerpt(text, this.position));
+    const line = text.split(/\r\n?|\n/)[this.position.line - 1] ?? '';
+    return new CardSyntaxError(
+      this.format,
+      this.problem,
+      this.position,
+      excerptOfLine(line, this.position.column),
+    );
   }
-}
-
-/** The text of `position.line`, windowed to 160 characters around the column when longer. */
-function lineExcerpt(text: string, position: CardSyntaxPosition): string {
-  const line = text.split(/\r\n?|\n/)[position.line - 1] ?? '';
-  if (line.length <= 160) return line;
-  const from = Math.max(0, position.column - 80);
-  return line.slice(from, from + 160);
 }

@@ -1,3 +1,5 @@
+import { excerptOfLine } from '../errors/excerpt.js';
+
 /** Template text with helpers to turn an offset into the line, column and excerpt errors carry. */
 export class Source {
   readonly code: string;
@@ -28,12 +30,7 @@ export class Source {
     }
     const start = starts[lo]!;
     const end = lo + 1 < starts.length ? starts[lo + 1]! - 1 : this.code.length;
-    let excerpt = this.code.slice(start, end);
     const column = offset - start + 1;
-    if (excerpt.length > 160) {
-      const from = Math.max(0, column - 80);
-      excerpt = excerpt.slice(from, from + 160);
-    }
-    return { line: lo + 1, column, excerpt };
+    return { line: lo + 1, column, excerpt: excerptOfLine(this.code.slice(start, end), column) };
   }
 }
