@@ -193,7 +193,13 @@ describe('render errors are precise', () => {
     const r = await render({ content: '- type: card\n  modules:\n    - type: nope\n', msgtype: 3 });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(40014);
-    expect(r.body.data).toMatchObject({ path: 'card[0].modules[0].type' });
+    expect(r.body.data).toMatchObject({
+      path: 'card[0].modules[0].type',
+      line: 3,
+      column: 7,
+      excerpt: '    - type: nope',
+    });
+    expect(r.body.message).toMatch(/^卡片消息不合法：line 3, column 7: card\[0\]\.modules\[0\]\.type: /);
   });
 
   it(`a kmd message over ${MAX_MESSAGE_LENGTH} characters: 40015`, async () => {

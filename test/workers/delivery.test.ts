@@ -609,7 +609,13 @@ describe('permanent failures, dead letters and replay', () => {
     );
     const invalid = await settled(await sendPipe(app, themedPipe.token, { theme: 'plaid' }));
     expect(invalid).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
-    expect(invalid.detail).toMatchObject({ code: 40014, path: 'card[0].theme' });
+    expect(invalid.detail).toMatchObject({
+      code: 40014,
+      path: 'card[0].theme',
+      line: 1,
+      column: 19,
+      excerpt: expect.stringContaining('"theme": "plaid"'),
+    });
   });
 
   it('records why: template banned since, view permission gone, a channel of another server', async () => {

@@ -3,8 +3,8 @@
  * docs/delivery.md. A render failure records the render error's own catalogue key instead
  * (TEMPLATE_COMPILE, TEMPLATE_RENDER, TEMPLATE_LIMIT, TEMPLATE_FEATURE_UNAVAILABLE, CARD_SYNTAX,
  * CARD_INVALID, MESSAGE_TOO_LONG), with its numeric code and where in `detail`: line, column
- * and excerpt (of the template, or for CARD_SYNTAX of the rendered card text); for
- * CARD_INVALID the path of the offending value and the rule it breaks.
+ * and excerpt (of the template, or for CARD_SYNTAX and CARD_INVALID of the rendered card text);
+ * for CARD_INVALID also the path of the offending value and the rule it breaks.
  */
 export const REASON = {
   /** The pipe was disabled after the message was accepted. */

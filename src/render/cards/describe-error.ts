@@ -1,11 +1,12 @@
 import type { ErrorObject } from 'ajv';
-import { childKey, formatPath } from './card-path.js';
+import { type CardPath, instanceSegments } from './card-path.js';
 import type { Rule, SchemaNode } from './card-schema.js';
 import { imageExtension } from './image-url.js';
 import { IMAGE_EXTENSIONS } from './limits.js';
 
 export interface CardProblem {
-  readonly path: string;
+  /** The offending value; for a missing field, the field (the deepest part that exists is located). */
+  readonly at: CardPath;
   readonly rule: string;
 }
 
@@ -27,55 +28,52 @@ const quoteAll = (values: readonly unknown[]): string => values.map((v) => JSON.
  */
 export function describeError(error: ErrorObject): CardProblem {
   const parent = (error.parentSchema ?? {}) as SchemaNode;
-  const path = formatPath(error.instancePath);
+  const at = instanceSegments(error.instancePath);
   const custom = (parent['x-rules'] as Record<string, Rule> | undefined)?.[error.keyword];
   const params = error.params as Record<string, unknown>;
 
   if (error.keyword === 'discriminator') {
     // `tag` error: `type` is missing or not a string; `mapping`: a type this slot does not take.
     const tagValue = params.tagValue;
-    if (params.error === 'tag' && tagValue === undefined)
-      return { path: `${path}.type`, rule: 'is required' };
+    if (params.error === 'tag' && tagValue === undefined) return { at: [...at, 'type'], rule: 'is required' };
     return {
-      path: `${path}.type`,
+      at: [...at, 'type'],
       rule: `${custom ?? 'is not allowed here'}, not ${JSON.stringify(tagValue)}`,
     };
   }
   if (custom !== undefined) {
-    return typeof custom === 'string'
-      ? { path, rule: custom }
-      : { path: path + childKey(custom[0]), rule: custom[1] };
+    return typeof custom === 'string' ? { at, rule: custom } : { at: [...at, custom[0]], rule: custom[1] };
   }
   const name = typeof parent['x-name'] === 'string' ? parent['x-name'] : 'this object';
   switch (error.keyword) {
     case 'required':
-      return { path: path + childKey(String(params.missingProperty)), rule: 'is required' };
+      return { at: [...at, String(params.missingProperty)], rule: 'is required' };
     case 'additionalProperties':
-      return { path: path + childKey(String(params.additionalProperty)), rule: `is not a field of ${name}` };
+      return { at: [...at, String(params.additionalProperty)], rule: `is not a field of ${name}` };
     case 'type':
-      return { path, rule: TYPE_WORDS[String(params.type)] ?? `must be ${String(params.type)}` };
+      return { at, rule: TYPE_WORDS[String(params.type)] ?? `must be ${String(params.type)}` };
     case 'enum':
-      return { path, rule: `must be one of ${quoteAll(params.allowedValues as unknown[])}` };
+      return { at, rule: `must be one of ${quoteAll(params.allowedValues as unknown[])}` };
     case 'const':
-      return { path, rule: `must be ${JSON.stringify(params.allowedValue)}` };
+      return { at, rule: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'maxLength':
-      return { path, rule: `is at most ${String(params.limit)} characters` };
+      return { at, rule: `is at most ${String(params.limit)} characters` };
     case 'minLength':
-      return { path, rule: 'must not be empty' };
+      return { at, rule: 'must not be empty' };
     case 'maxItems':
-      return { path, rule: `holds at most ${String(params.limit)} items` };
+      return { at, rule: `holds at most ${String(params.limit)} items` };
     case 'minItems':
-      return { path, rule: `holds at least ${String(params.limit)} items` };
+      return { at, rule: `holds at least ${String(params.limit)} items` };
     case 'minimum':
-      return { path, rule: `must be at least ${String(params.limit)}` };
+      return { at, rule: `must be at least ${String(params.limit)}` };
     case 'maximum':
-      return { path, rule: `must be at most ${String(params.limit)}` };
+      return { at, rule: `must be at most ${String(params.limit)}` };
     case 'imageUrl':
       return {
-        path,
+        at,
         rule: `only ${IMAGE_EXTENSIONS.join(', ')} images are allowed, not .${imageExtension(String(error.data))}`,
       };
     default:
-      return { path, rule: 'is not allowed here' };
+      return { at, rule: 'is not allowed here' };
   }
 }

@@ -1,4 +1,8 @@
+import { CardInvalidError } from '../errors/card-invalid-error.js';
 import { CardSyntaxError } from '../errors/card-syntax-error.js';
+import { excerptAt } from '../errors/excerpt.js';
+import { lineColumn } from './line-column.js';
+import { locateCardValue } from './locate.js';
 import { parseJson } from './parse-json.js';
 import { parseXml } from './parse-xml.js';
 import { parseYaml } from './parse-yaml.js';
@@ -30,5 +34,12 @@ export function convertCard(text: string, format: CardFormat, now: number = Date
     // The parsers tell where; the excerpt of the rendered text there is added here, once.
     throw err instanceof CardSyntaxError ? err.withExcerpt(text) : err;
   }
-  return validateCard(parsed, now);
+  try {
+    return validateCard(parsed, now);
+  } catch (err) {
+    // Validation knows the value's path; where that value is in the text is found here, once.
+    if (!(err instanceof CardInvalidError) || err.position) throw err;
+    const position = lineColumn(text, locateCardValue(text, format, err.at));
+    throw err.locatedAt(position, excerptAt(text, position));
+  }
 }

@@ -20,9 +20,10 @@ type Json = string | number | boolean | Json[] | { [key: string]: Json };
  * Card XML to card JSON (the mapping is described in docs/cards.md): element name = type,
  * attributes = fields, text = `content` (or a slot's bare string), children = the list field, and
  * `<text>`/`<accessory>` wrappers fill a slot. The result is validated afterwards like JSON input,
- * so this only reports what cannot be mapped at all.
+ * so this only reports what cannot be mapped at all. `offsets`, when given, learns the source
+ * offset of the element each object and list of the result came from (to place card errors).
  */
-export function parseXml(source: string): unknown {
+export function parseXml(source: string, offsets?: WeakMap<object, number>): unknown {
   const root = parseXmlTree(source);
   const fail = (element: XmlElement, detail: string): never => {
     throw new CardSyntaxError('xml', detail, lineColumn(source, element.offset));
@@ -42,6 +43,7 @@ export function parseXml(source: string): unknown {
   /** An element named for a type; `attributes` may come from a wrapper that names the type. */
   function typed(element: XmlElement, type: string, attributes: Readonly<Record<string, string>>): Json {
     const value: { [key: string]: Json } = { type };
+    offsets?.set(value, element.offset);
     for (const [name, raw] of Object.entries(attributes)) value[name] = attributeValue(type, name, raw);
     const children = elementsOf(element);
     const listField = LIST_FIELD[type];
@@ -61,7 +63,9 @@ export function parseXml(source: string): unknown {
       }
       if (listField in value)
         fail(element, `${listField} cannot be an attribute; give them as child elements`);
-      value[listField] = children.map(item);
+      const list = children.map(item);
+      offsets?.set(list, element.offset);
+      value[listField] = list;
     } else if (slots !== undefined) {
       fillSlots(element, slots, value);
     } else if (children.length > 0 || hasText(element)) {
@@ -127,8 +131,14 @@ export function parseXml(source: string): unknown {
   if (root.name === XML_CARDS_ROOT) {
     if (Object.keys(root.attributes).length > 0) fail(root, `<${XML_CARDS_ROOT}> takes no attributes`);
     if (hasText(root)) fail(root, `text directly inside <${XML_CARDS_ROOT}> is not allowed`);
-    return elementsOf(root).map(item);
+    const cards = elementsOf(root).map(item);
+    offsets?.set(cards, root.offset);
+    return cards;
   }
-  if (root.name === 'card') return [item(root)];
+  if (root.name === 'card') {
+    const cards = [item(root)];
+    offsets?.set(cards, root.offset);
+    return cards;
+  }
   return fail(root, `the root element must be <card> or <${XML_CARDS_ROOT}>, not <${root.name}>`);
 }

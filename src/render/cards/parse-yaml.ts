@@ -18,7 +18,7 @@ import { lineColumn } from './line-column.js';
  * tags, anchors or aliases: tags could ask for types card JSON has no use for, and aliases are
  * how "billion laughs" documents blow up; cards never need either.
  */
-const OPTIONS = {
+export const YAML_OPTIONS = {
   // No custom tags are registered, and every explicit tag is refused below.
   schema: 'core',
   uniqueKeys: true,
@@ -29,7 +29,7 @@ const OPTIONS = {
 
 export function parseYaml(text: string): unknown {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { ...OPTIONS, lineCounter });
+  const documents = parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter });
   // An empty text parses to no document at all; reject it here rather than as "not a list".
   if (!Array.isArray(documents)) throw new CardSyntaxError('yaml', 'the document is empty');
   const [document, second] = documents;

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { CardInvalidError } from '../errors/card-invalid-error.js';
-import { childKey, ROOT_PATH } from './card-path.js';
+import type { CardPath } from './card-path.js';
 import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
@@ -60,8 +60,8 @@ const validateQuick = compileCardSchema(false);
 export function validateCard(value: unknown, now: number = Date.now()): CardMessage {
   if (!validateQuick(value) && !validateSchema(value)) {
     const first = (validateSchema.errors as ErrorObject[])[0] as ErrorObject;
-    const { path, rule } = describeError(first);
-    throw new CardInvalidError(path, rule);
+    const { at, rule } = describeError(first);
+    throw new CardInvalidError(at, rule);
   }
   const message = value as CardMessage;
   checkAcrossCards(message, now);
@@ -74,7 +74,7 @@ function checkAcrossCards(message: CardMessage, now: number): void {
   for (const [c, card] of message.entries()) {
     for (const [m, module] of card.modules.entries()) {
       total += 1;
-      const path = `${ROOT_PATH}[${c}].modules[${m}]`;
+      const path = [c, 'modules', m];
       if (total > MAX_MODULES_TOTAL) {
         throw new CardInvalidError(path, `all cards together hold at most ${MAX_MODULES_TOTAL} modules`);
       }
@@ -86,9 +86,9 @@ function checkAcrossCards(message: CardMessage, now: number): void {
   }
 }
 
-function checkNotPast(modulePath: string, field: string, time: number, now: number): void {
+function checkNotPast(modulePath: CardPath, field: string, time: number, now: number): void {
   if (time >= now) return;
   const hint =
     time < SECONDS_TIMESTAMP_HINT_BELOW ? ' (it looks like seconds; times are in milliseconds)' : '';
-  throw new CardInvalidError(modulePath + childKey(field), `must not lie in the past${hint}`);
+  throw new CardInvalidError([...modulePath, field], `must not lie in the past${hint}`);
 }

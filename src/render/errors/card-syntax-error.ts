@@ -1,5 +1,5 @@
 import { HeraldError } from '../../errors/herald-error.js';
-import { excerptOfLine } from './excerpt.js';
+import { excerptAt } from './excerpt.js';
 
 /** Where in the template output a parse problem sits (1-based), when the parser can tell. */
 export interface CardSyntaxPosition {
@@ -53,12 +53,6 @@ export class CardSyntaxError extends HeraldError {
    */
   withExcerpt(text: string): CardSyntaxError {
     if (!this.position || this.excerpt !== undefined) return this;
-    const line = text.split(/\r\n?|\n/)[this.position.line - 1] ?? '';
-    return new CardSyntaxError(
-      this.format,
-      this.problem,
-      this.position,
-      excerptOfLine(line, this.position.column),
-    );
+    return new CardSyntaxError(this.format, this.problem, this.position, excerptAt(text, this.position));
   }
 }

@@ -10,3 +10,12 @@ export function excerptOfLine(line: string, column: number): string {
   const from = Math.max(0, column - MAX_EXCERPT_LENGTH / 2);
   return line.slice(from, from + MAX_EXCERPT_LENGTH);
 }
+
+/** The excerpt of `text` at a 1-based line and column (see excerptOfLine). */
+export function excerptAt(
+  text: string,
+  position: { readonly line: number; readonly column: number },
+): string {
+  const line = text.split(/\r\n?|\n/)[position.line - 1] ?? '';
+  return excerptOfLine(line, position.column);
+}
