@@ -210,6 +210,20 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * What Redis holds per finished job that the queue keeps (MEMORY USAGE of the job's hash, over
+ * 20 of them), in bytes: the no-op worker's keep their input, Herald's drop it once delivered
+ * (src/workers/drop-inputs.ts).
+ */
+async function keptJobBytes(q: Queue): Promise<number> {
+  const jobs = await q.getCompleted(0, 19);
+  const sizes = await Promise.all(
+    jobs.map(async (j) => Number(await app.res.redis.memory('USAGE', q.toKey(j.id as string)))),
+  );
+  return sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length);
+}
+const keptBytes = { noop: await keptJobBytes(noopQueue), herald: await keptJobBytes(queue) };
+
 // --- 2. Latency at RATE messages per second, with memory samples of the worker process.
 const mem: Array<{ rss: number; heap: number }> = [];
 const sample = async () => {
@@ -416,6 +430,7 @@ process.stdout.write(
     `                             Herald: ${cpu.herald || 'n/a'}`,
     `                Herald, base64 input: ${cpu.plain || 'n/a'}`,
     `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
+    `Redis per delivered job the queue keeps: no-op ${kb(keptBytes.noop)} (with its input), Herald ${kb(keptBytes.herald)} (input dropped once delivered)`,
     `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s, after ${WARMUP_SECONDS} s at that rate not counted (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
     `                    of which in the queue (accepted -> taken) p50 ${pctOf(heraldLatency.waits, 50)} ms, p99 ${pctOf(heraldLatency.waits, 99)} ms; in the worker (taken -> sent) p50 ${pctOf(heraldLatency.works, 50)} ms, p99 ${pctOf(heraldLatency.works, 99)} ms`,
     `                    the producer ran late on its schedule by p50 ${late(heraldLatency.lateness, 50)} ms, p99 ${late(heraldLatency.lateness, 99)} ms, max ${late(heraldLatency.lateness, 100)} ms (late messages arrive together)`,

@@ -37,6 +37,7 @@ export interface PipeJob {
    * would, because JSON.parse (and so a parsed copy in the job) loses the order of
    * integer-like keys that templates iterate over.
    * Without one: the `content` string.
+   * '' once the job is completed: the worker drops what nobody reads again (workers/drop-inputs.ts).
    */
   input: string;
   /** 'base64' for a template's input; absent: `input` is text (also jobs from before base64). */

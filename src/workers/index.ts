@@ -14,6 +14,7 @@ import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
 import { MAX_STALLED_COUNT, reconcileDeadJobs, recordDeadJobPatiently } from './dead-jobs.js';
 import { waitOutDependencyErrors } from './dependency-wait.js';
+import { InputDropper } from './drop-inputs.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { RenderPool } from './render-pool.js';
@@ -104,6 +105,12 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     throw err;
   }
   worker.on('error', (err) => log.warn('worker error', { error: err.message }));
+  // A delivered job is kept for status reads; its input is not needed again (drop-inputs.ts).
+  const dropper = new InputDropper(deps.redis, config.redisPrefix, log);
+  closers.push(() => dropper.settled());
+  worker.on('completed', (job: Job<PipeJob>) => {
+    if (job.id !== undefined) dropper.add(job.id, job.data);
+  });
   let closing: Promise<void> | undefined;
   // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
   // (or, should it ever happen, one whose processor could not write its failed record). Retried

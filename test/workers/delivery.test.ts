@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_RETENTION_MS, expireReplayInput } from '../../src/domain/deliveries/records.js';
 import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/templates/index.js';
-import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { PIPE_QUEUE, type PipeJob, pipeJobKey } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { storeMessage } from '../../src/workers/sinks/store-sink.js';
@@ -204,7 +204,6 @@ describe('store sink', () => {
     expect(r.status).toBe(200);
     const msgId = r.body.data.msg_id;
     expect((await settled(msgId)).status).toBe('sent');
-    expect((await app.res.pipeRuntime.queue.getJob(msgId))?.data.input_encoding).toBe('deflate-base64');
     const stored = await app.res.store.messages.get(msgId);
     expect(stored?.type).toBe(10);
     const [card] = JSON.parse(stored?.content ?? '[]');
@@ -214,6 +213,43 @@ describe('store sink', () => {
     for (const [i, c] of commits.entries()) {
       expect(card.modules[2 + 2 * i].text.content).toContain(c.message.trim());
     }
+  });
+
+  it('drops the input of a delivered job, and only of a delivered one; status still answers', async () => {
+    const r = await sendRaw((await gitlabPipe()).token, GITLAB_PUSH);
+    const msgId = r.body.data.msg_id;
+    const jobKey = pipeJobKey(app.res.config.redisPrefix, msgId);
+    const queued = JSON.parse((await app.res.redis.hget(jobKey, 'data')) ?? '{}') as PipeJob;
+    expect(queued.input_encoding).toBe('deflate-base64');
+    expect((await settled(msgId)).status).toBe('sent');
+    await expect
+      .poll(async () => JSON.parse((await app.res.redis.hget(jobKey, 'data')) ?? '{}').input, {
+        interval: 20,
+      })
+      .toBe('');
+    const kept = JSON.parse((await app.res.redis.hget(jobKey, 'data')) ?? '{}');
+    expect(kept).toEqual({ ...queued, input: '', input_encoding: undefined });
+    expect(await app.res.redis.hget(jobKey, 'finishedOn')).not.toBeNull();
+    expect(await app.res.redis.memory('USAGE', jobKey)).toBeLessThan(2_000);
+    // The status answer needs the job's other fields only.
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+      { bot: w.bot.token },
+    );
+    expect(status.body.data).toMatchObject({ status: 'sent', msg_timestamp: queued.accepted_at });
+
+    // A dead message keeps its input in its job (a failed job is the operator's to look at).
+    const denied = await createTestChannel(app, w.guildId, {
+      name: 'no sending here',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
+    });
+    const dead = await sendPipe(app, pipe.token, { content: 'x'.repeat(2_000) }, `&target_id=${denied.id}`);
+    expect((await settled(dead)).status).toBe('failed');
+    const deadData = JSON.parse(
+      (await app.res.redis.hget(pipeJobKey(app.res.config.redisPrefix, dead), 'data')) ?? '{}',
+    );
+    expect(deadData.input).toBe('x'.repeat(2_000));
   });
 
   it('a warm worker renders the edited template and refuses a bot disabled since (change feed)', async () => {

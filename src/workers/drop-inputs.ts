@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log/logger.js';
+import { type PipeJob, pipeJobKey } from '../queue/pipe-messages.js';
+
+const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');
+const COMMAND = 'heraldDropInputs';
+type DropCommand = (numberOfKeys: number, ...keysThenData: string[]) => Promise<number>;
+
+/** Most jobs one script call handles; more wait for the next call in the same turn. */
+export const DROP_INPUTS_BATCH = 500;
+
+/**
+ * Drops the input (the sender's body, up to BODY_LIMIT_BYTES) from delivered jobs. Why: BullMQ
+ * keeps a completed job for status reads (PIPE_JOB_RETENTION: a day, up to 100,000 jobs), and
+ * nothing reads a delivered job's input again (a completed job never runs again; replay sends
+ * dead messages from the store's copy). Measured by `npm run bench:worker` (MEMORY USAGE of kept
+ * jobs): 22.9 KB per delivered 50 KB GitLab push with its input, 1.5 KB without; at the retention
+ * count that is 2.2 GB against 150 MB of Redis, and far more for bodies near BODY_LIMIT_BYTES.
+ * Best effort: a drop that fails leaves the input to the retention, which removes the job anyway.
+ * The drops of one event-loop turn go to Redis as one script call.
+ */
+export class InputDropper {
+  private pending: Array<[key: string, data: string]> = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly log: Logger,
+  ) {
+    const client = redis as Redis & Record<string, DropCommand | undefined>;
+    if (!client[COMMAND]) redis.defineCommand(COMMAND, { lua: LUA });
+  }
+
+  /** Called once the job is in BullMQ's completed set. */
+  add(msgId: string, data: PipeJob): void {
+    const { input_encoding: _encoding, ...rest } = data;
+    this.pending.push([pipeJobKey(this.prefix, msgId), JSON.stringify({ ...rest, input: '' })]);
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+  }
+
+  /** Resolves once every drop asked for so far was sent and answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const client = this.redis as unknown as Record<typeof COMMAND, DropCommand>;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, DROP_INPUTS_BATCH);
+        try {
+          await client[COMMAND](batch.length, ...batch.map(([key]) => key), ...batch.map(([, data]) => data));
+        } catch (err) {
+          this.log.debug('could not drop the input of delivered jobs', { error: err, jobs: batch.length });
+        }
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+}
