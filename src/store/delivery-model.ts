@@ -51,6 +51,8 @@ const messageSchema = new mongoose.Schema(
     quote_id: { type: String, default: null },
     nonce: { type: String, default: '' },
     create_at: { type: Number, required: true },
+    // Only on messages that had group mentions neutralised (see TimelineMessage).
+    not_permissions_mention: { type: [String], default: undefined },
   },
   opts,
 );

@@ -20,10 +20,16 @@ export interface TimelineMessage {
   readonly nonce: string;
   /** ms */
   readonly create_at: number;
+  /**
+   * Group mentions the worker neutralised in `content`; not part of the platform's message
+   * shape. Stored only when there are any.
+   */
+  readonly not_permissions_mention: readonly string[];
 }
 
-interface MessageDoc extends Omit<TimelineMessage, 'id'> {
+interface MessageDoc extends Omit<TimelineMessage, 'id' | 'not_permissions_mention'> {
   _id: string;
+  not_permissions_mention?: string[];
 }
 
 const toRecord = (d: MessageDoc): TimelineMessage => ({
@@ -37,6 +43,7 @@ const toRecord = (d: MessageDoc): TimelineMessage => ({
   quote_id: d.quote_id ?? null,
   nonce: d.nonce ?? '',
   create_at: d.create_at,
+  not_permissions_mention: d.not_permissions_mention ?? [],
 });
 
 export function createMessageStore({ Message }: DeliveryModels) {
@@ -46,9 +53,13 @@ export function createMessageStore({ Message }: DeliveryModels) {
      * of the same message (a job run again after a crash) answers false and changes nothing.
      */
     async insert(m: TimelineMessage): Promise<boolean> {
-      const { id, ...rest } = m;
+      const { id, not_permissions_mention: blocked, ...rest } = m;
       try {
-        await Message.collection.insertOne({ _id: id, ...rest } as never);
+        await Message.collection.insertOne({
+          _id: id,
+          ...rest,
+          ...(blocked.length > 0 ? { not_permissions_mention: [...blocked] } : {}),
+        } as never);
         return true;
       } catch (err) {
         if (isDuplicateKey(err)) return false;

@@ -82,6 +82,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
       temp_target_id: data.temp_target_id,
       nonce: data.nonce,
       create_at: deps.now(),
+      not_permissions_mention: mentions.blocked,
     },
   };
 }

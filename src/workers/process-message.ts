@@ -80,7 +80,7 @@ async function sentInEarlierRun(
     sent_at: message.create_at,
     upstream_msg_id: null,
     attempts: attempt,
-    not_permissions_mention: [],
+    not_permissions_mention: [...message.not_permissions_mention],
   };
 }
 

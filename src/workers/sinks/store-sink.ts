@@ -19,6 +19,7 @@ export async function storeMessage(deps: Deps, m: OutgoingMessage): Promise<Sink
     quote_id: m.quote,
     nonce: m.nonce,
     create_at: m.create_at,
+    not_permissions_mention: m.not_permissions_mention,
   });
   return { upstream_msg_id: null };
 }

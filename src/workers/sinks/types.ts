@@ -15,6 +15,11 @@ export interface OutgoingMessage {
   readonly nonce: string;
   /** When the sink took it, in ms (the timeline's create_at). */
   readonly create_at: number;
+  /**
+   * Group mentions neutralised in `content` (the bot may not mention everyone). Not sent on;
+   * the timeline keeps them so that a run after a crash can still report them.
+   */
+  readonly not_permissions_mention: readonly string[];
 }
 
 export interface SinkResult {

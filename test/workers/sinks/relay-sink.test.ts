@@ -40,6 +40,7 @@ const message: OutgoingMessage = {
   temp_target_id: null,
   nonce: '',
   create_at: 0,
+  not_permissions_mention: ['here'],
 };
 const send = (target = url) => relayMessage({ url: target, token: 't' }, message, { timeoutMs: 2_000 });
 const answer = (status: number, body: string, headers: Record<string, string> = {}) => {
