@@ -1,10 +1,12 @@
 // `npm run bench:job-input`: what writing a template pipe's input into its job costs the ingest,
 // and reading it back costs a render thread, deflated (queue/job-input.ts) against base64 only,
-// measured in the same run, for the GitLab push fixture (50 KB) and a 1.3 KB Grafana alert.
+// measured in the same run, for the GitLab push fixture (50 KB) and a 1.3 KB Grafana alert; and
+// of the read, decoding the bytes as text (text/decode-utf8.ts) against Buffer#toString.
 // Not a test: it prints µs per body, sizes and the ratios deflated/base64, and level 6 beside level 1.
 import { readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { bodyInput, inputText } from '../src/queue/job-input.js';
+import { decodeUtf8 } from '../src/text/decode-utf8.js';
 import { callsPerSecond } from './lib/measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -47,6 +49,14 @@ for (const [name, bytes] of [
     `${name} (${bytes.length} bytes): in the job ${packed.input.length} chars (${packed.input_encoding}) against ${plain.input.length} (base64), ${fmt((100 * packed.input.length) / plain.input.length)}%`,
     `  write (ingest):       ${fmt(write.deflated)} µs against ${fmt(write.plain)} µs, ${(write.deflated / write.plain).toFixed(2)}x`,
     `  read (render thread): ${fmt(read.deflated)} µs against ${fmt(read.plain)} µs, ${(read.deflated / read.plain).toFixed(2)}x`,
+  );
+  // Part of the read: the inflated bytes to text (text/decode-utf8.ts) against toString.
+  const decode = {
+    fast: measure(() => decodeUtf8(bytes), SECONDS),
+    plain: measure(() => bytes.toString('utf8'), SECONDS),
+  };
+  lines.push(
+    `  of which bytes to text: ${fmt(decode.fast)} µs (decodeUtf8) against ${fmt(decode.plain)} µs (Buffer#toString), ${(decode.fast / decode.plain).toFixed(2)}x`,
   );
   // Why level 1 (job-input.ts): what zlib's default level would give instead.
   const level6 = deflateRawSync(bytes, { level: 6 }).toString('base64');

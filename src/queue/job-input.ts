@@ -19,6 +19,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DEFAULT_INPUT_DEFLATE_MIN_BYTES, MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
+import { decodeUtf8 } from '../text/decode-utf8.js';
 
 /**
  * How PipeJob.input is written when it is not plain text: 'base64' (the bytes), or
@@ -59,10 +60,10 @@ export function bodyInput(
 export function inputText(input: string, encoding: InputEncoding | undefined): string {
   switch (encoding) {
     case 'base64':
-      return Buffer.from(input, 'base64').toString('utf8');
+      return decodeUtf8(Buffer.from(input, 'base64'));
     case 'deflate-base64':
-      return inflateRawSync(Buffer.from(input, 'base64'), { maxOutputLength: MAX_BODY_LIMIT_BYTES }).toString(
-        'utf8',
+      return decodeUtf8(
+        inflateRawSync(Buffer.from(input, 'base64'), { maxOutputLength: MAX_BODY_LIMIT_BYTES }),
       );
     default:
       return input;

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { HeraldError } from '../../errors/index.js';
+import { decodeUtf8 } from '../../text/decode-utf8.js';
 import { bodyTooLarge, checkKeys, explainParseFailure, hasBody, isJsonContentType } from '../json-rules.js';
 
 /*
@@ -100,7 +101,7 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
       let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       // A UTF-8 byte-order mark (EF BB BF) is not part of the JSON.
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-      const text = bytes.toString('utf8');
+      const text = decodeUtf8(bytes);
       try {
         resolve({ value: parse(text), text, bytes });
       } catch (parseErr) {
