@@ -1,12 +1,12 @@
 // `npm run bench:job-input`: what writing a template pipe's input into its job costs the ingest,
 // and reading it back costs a render thread, deflated (queue/job-input.ts) against base64 only,
 // measured in the same run, for the GitLab push fixture (50 KB) and a 1.3 KB Grafana alert; and
-// of the read, decoding the bytes as text (text/decode-utf8.ts) against Buffer#toString.
+// of the read, decoding the bytes as text (text/utf8.ts) against Buffer#toString.
 // Not a test: it prints µs per body, sizes and the ratios deflated/base64, and level 6 beside level 1.
 import { readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { bodyInput, inputText } from '../src/queue/job-input.js';
-import { decodeUtf8 } from '../src/text/decode-utf8.js';
+import { decodeUtf8 } from '../src/text/utf8.js';
 import { callsPerSecond } from './lib/measure.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -50,7 +50,7 @@ for (const [name, bytes] of [
     `  write (ingest):       ${fmt(write.deflated)} µs against ${fmt(write.plain)} µs, ${(write.deflated / write.plain).toFixed(2)}x`,
     `  read (render thread): ${fmt(read.deflated)} µs against ${fmt(read.plain)} µs, ${(read.deflated / read.plain).toFixed(2)}x`,
   );
-  // Part of the read: the inflated bytes to text (text/decode-utf8.ts) against toString.
+  // Part of the read: the inflated bytes to text (text/utf8.ts) against toString.
   const decode = {
     fast: measure(() => decodeUtf8(bytes), SECONDS),
     plain: measure(() => bytes.toString('utf8'), SECONDS),

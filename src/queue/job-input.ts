@@ -19,7 +19,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { DEFAULT_INPUT_DEFLATE_MIN_BYTES, MAX_BODY_LIMIT_BYTES } from '../config/defaults.js';
-import { decodeUtf8 } from '../text/decode-utf8.js';
+import { decodeUtf8 } from '../text/utf8.js';
 
 /**
  * How PipeJob.input is written when it is not plain text: 'base64' (the bytes), or

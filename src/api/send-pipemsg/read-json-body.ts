@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { HeraldError } from '../../errors/index.js';
-import { decodeUtf8 } from '../../text/decode-utf8.js';
+import { decodeUtf8 } from '../../text/utf8.js';
 import { bodyTooLarge, checkKeys, explainParseFailure, hasBody, isJsonContentType } from '../json-rules.js';
 
 /*

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8 } from '../../src/text/decode-utf8.js';
+import { decodeUtf8, encodeUtf8 } from '../../src/text/utf8.js';
 
 /** decodeUtf8 must give exactly what Buffer#toString('utf8') gives, for any bytes. */
 const same = (bytes: Buffer) => expect(decodeUtf8(bytes)).toBe(bytes.toString('utf8'));
@@ -55,6 +55,43 @@ describe('decodeUtf8', () => {
         );
       }
       same(Buffer.concat(parts));
+    }
+  });
+});
+
+/** encodeUtf8 must give exactly the bytes Buffer.from(text) gives, for any string. */
+const sameBytes = (text: string) => expect(encodeUtf8(text).equals(Buffer.from(text, 'utf8'))).toBe(true);
+
+describe('encodeUtf8', () => {
+  it('encodes like Buffer.from: ASCII, Chinese, emoji, Latin-1 letters, NUL, short and long', () => {
+    for (const text of [
+      '',
+      'short',
+      'a'.repeat(5_000),
+      JSON.stringify({ content: JSON.stringify([{ text: '推送成功 "quoted" 🎉'.repeat(100) }]) }),
+      'café naïve '.repeat(50),
+      `nul\u0000inside ${'z'.repeat(400)}`,
+    ]) {
+      sameBytes(text);
+    }
+  });
+
+  it('writes a lone surrogate as U+FFFD like Buffer.from (ICU refuses it; the fallback takes it)', () => {
+    sameBytes(`${'中'.repeat(300)}\ud800${'x'.repeat(10)}`);
+    sameBytes(`${'x'.repeat(300)}\udc00`);
+  });
+
+  it('agrees with Buffer.from on random strings of any UTF-16 code units', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 300; round++) {
+      const units = Array.from({ length: Math.floor(random() * 600) }, () =>
+        random() < 0.7 ? 32 + Math.floor(random() * 95) : Math.floor(random() * 0x10000),
+      );
+      sameBytes(String.fromCharCode(...units));
     }
   });
 });
