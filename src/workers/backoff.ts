@@ -23,10 +23,33 @@ export function deliveryBackoffMs(
 }
 
 /**
+ * The jitter of one message's retry after `attempt` (1-based), in [0, 1): fixed by its id and the
+ * attempt (FNV-1a), so that the worker recording the retry (its `retry_at`) and BullMQ's
+ * strategy, which computes the delay a moment later, agree; different messages still spread.
+ */
+export function backoffJitter(msgId: string, attempt: number): number {
+  const key = `${msgId}:${attempt}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) / 2 ** 32;
+}
+
+/** How long a message waits after its failed `attempt` (1-based) before the next, in ms. */
+export function retryDelayMs(msgId: string, attempt: number, baseMs: number): number {
+  return deliveryBackoffMs(attempt, () => backoffJitter(msgId, attempt), baseMs);
+}
+
+/**
  * The worker's `settings.backoffStrategy`, used for pipe jobs (backoff type DELIVERY_BACKOFF_TYPE),
- * starting from `baseMs` (config.retryBaseMs).
+ * starting from `baseMs` (config.retryBaseMs). BullMQ passes the attempt that failed (1-based)
+ * and the job, whose id is the msg_id.
  */
 export const deliveryBackoff =
   (baseMs: number): BackoffStrategy =>
-  (attemptsMade) =>
-    deliveryBackoffMs(attemptsMade, Math.random, baseMs);
+  (attemptsMade, _type, _err, job) =>
+    job?.id === undefined
+      ? deliveryBackoffMs(attemptsMade, Math.random, baseMs)
+      : retryDelayMs(job.id, attemptsMade, baseMs);

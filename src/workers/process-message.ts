@@ -14,6 +14,7 @@ import {
 import { DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import type { BotRecord } from '../store/index.js';
+import { retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
@@ -211,7 +212,9 @@ export async function processPipeJob(
       throw new UnrecoverableError(reason);
     }
     metrics.retries.inc({ reason });
-    await markRetrying(deps, ids, err, attempt, Date.now());
+    // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
+    const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
+    await markRetrying(deps, ids, err, attempt, retryAt);
     deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt });
     throw err;
   }

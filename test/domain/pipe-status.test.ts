@@ -102,3 +102,27 @@ describe('pipeMessageStatus of a rate-limited message', () => {
     expect(await pipeMessageStatus(later, msgId, asker)).toMatchObject({ status: 'queued', retry_at: null });
   });
 });
+
+describe('pipeMessageStatus of a message waiting to be retried', () => {
+  it('shows when the retry is due, and no time once it is', async () => {
+    const msgId = `retrying-${Date.now()}`;
+    const ids = { bot_id: 'bot-1', pipe_id: 'pipe-1', channel_id: 'chan-1' };
+    const retryAt = Date.now() + 30_000;
+    await app.res.store.deliveries.save(
+      msgId,
+      ids,
+      { status: 'queued', reason: 'UPSTREAM_UNAVAILABLE', retry_at: retryAt, attempts: 1 },
+      Date.now(),
+    );
+    expect(await pipeMessageStatus(app.res, msgId, { bot_id: 'bot-1' })).toMatchObject({
+      status: 'queued',
+      retry_at: retryAt,
+      error: { reason: 'UPSTREAM_UNAVAILABLE' },
+    });
+    const later = { ...app.res, now: () => retryAt + 1 };
+    expect(await pipeMessageStatus(later, msgId, { bot_id: 'bot-1' })).toMatchObject({
+      status: 'queued',
+      retry_at: null,
+    });
+  });
+});

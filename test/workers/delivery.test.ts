@@ -792,6 +792,8 @@ describe('relay sink', () => {
   it('waits on 429 as its headers say without spending an attempt; retries 5xx; 403 fails for good', async () => {
     let calls429 = 0;
     let calls500 = 0;
+    // The record as the flaky message's second try finds it: the retry the first one scheduled.
+    let retryRecord: Promise<DeliveryRecord | null> | undefined;
     relay.handler = (body, res) => {
       const content = String(body.content);
       if (content === 'limited' && calls429++ < 2) {
@@ -802,8 +804,13 @@ describe('relay sink', () => {
           { 'X-Rate-Limit-Reset': '0.2' },
         );
       }
-      if (content === 'flaky' && calls500++ < 2)
+      if (content === 'flaky' && calls500++ < 2) {
+        if (calls500 === 2) {
+          retryRecord = record(String(body.nonce));
+          return void retryRecord.then(() => answer(res, 500, { code: 50000, message: 'boom', data: {} }));
+        }
         return answer(res, 500, { code: 50000, message: 'boom', data: {} });
+      }
       if (content === 'forbidden') return answer(res, 403, { code: 40300, message: 'no access', data: {} });
       if (content === 'slow') {
         setTimeout(() => ok(res, 'slow-ok'), 500);
@@ -832,8 +839,17 @@ describe('relay sink', () => {
     const fr = await settled(flaky, 20_000);
     expect(fr, JSON.stringify(fr)).toMatchObject({ status: 'sent', attempts: 3 });
     // Every try of one message carries the same nonce.
-    const nonces = new Set(relay.requests.filter((r) => r.body.content === 'flaky').map((r) => r.body.nonce));
-    expect([...nonces]).toEqual([flaky]);
+    const flakyTries = relay.requests.filter((r) => r.body.content === 'flaky');
+    expect(new Set(flakyTries.map((r) => r.body.nonce))).toEqual(new Set([flaky]));
+    // The retry record said when the next try was due (the delivery backoff's delay), and it came then.
+    const retry = await retryRecord;
+    expect(retry).toMatchObject({ status: 'queued', reason: 'UPSTREAM_UNAVAILABLE', attempts: 1 });
+    // (RETRY_BASE_MS 1 s: the first retry waits 0.5 to 1 s.)
+    const [first = 0, second = 0] = flakyTries.map((r) => r.at);
+    const retryAt = retry?.retry_at ?? 0;
+    expect(retryAt - first).toBeGreaterThanOrEqual(450);
+    expect(second - retryAt).toBeGreaterThanOrEqual(-20);
+    expect(second - retryAt).toBeLessThan(500);
     // Counted: the 5xx retries by reason, the 429 waits for this bot, and the sent messages' times.
     const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     const value = (line: string) => Number(new RegExp(`^${line} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);

@@ -87,11 +87,11 @@ export async function pipeMessageStatus(
     const failed = record.reason !== null || record.code !== null || record.message !== null;
     // A wait that is over: the message is back in the queue or being delivered. (Workers write
     // no record when the wait ends; one that is refused again writes a new retry_at.)
-    const waitOver =
-      record.status === 'rate_limited' && record.retry_at !== null && record.retry_at <= deps.now();
+    // Likewise a retry's wait (a queued record with retry_at): once over, there is no time to show.
+    const waitOver = record.retry_at !== null && record.retry_at <= deps.now();
     return {
       msg_id: msgId,
-      status: waitOver ? 'queued' : record.status,
+      status: waitOver && record.status === 'rate_limited' ? 'queued' : record.status,
       attempts: record.attempts,
       msg_timestamp: data?.accepted_at ?? null,
       sent_at: record.sent_at,
