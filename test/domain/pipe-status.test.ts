@@ -2,7 +2,9 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeMessageStatus } from '../../src/domain/pipes/status.js';
+import { DependencyError, NotFoundError } from '../../src/errors/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -12,6 +14,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 let app: TestApp;
 let worker: Worker | undefined;
 let connection: Redis;
+/** The same Redis and database, the database reached through a proxy a test can cut. */
+let cutApp: TestApp;
+let mongoProxy: TcpProxy;
 
 const job = (msgId: string): PipeJob => ({
   msg_id: msgId,
@@ -31,28 +36,43 @@ const job = (msgId: string): PipeJob => ({
 beforeAll(async () => {
   app = await startTestApp('pipe_status');
   connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+  const mongo = new URL(app.config.mongoUrl);
+  mongoProxy = await startTcpProxy(mongo.hostname, Number(mongo.port || 27017));
+  cutApp = await startTestApp(
+    'pipe_status_cut',
+    { MONGO_URL: `mongodb://127.0.0.1:${mongoProxy.port}/herald`, DB_TIMEOUT_MS: '300' },
+    { sharedWith: app },
+  );
 });
 
 afterAll(async () => {
+  mongoProxy?.restore();
   await worker?.close();
   connection?.disconnect();
+  await cutApp?.close();
   await app?.close();
+  await mongoProxy?.close();
 });
+
+/** A worker that sends every message at once and returns its outcome. */
+function startSendingWorker(): void {
+  worker ??= new Worker(
+    PIPE_QUEUE,
+    async () => ({
+      sent_at: 1_700_000_000_500,
+      upstream_msg_id: 'up-1',
+      attempts: 2,
+      not_permissions_mention: [],
+    }),
+    { connection, prefix: app.config.redisPrefix },
+  );
+}
 
 describe('pipeMessageStatus with write-behind sent records', () => {
   it('reports sent from the completed job, also over an older record', async () => {
     const msgId = `status-${Date.now()}`;
     // A worker that sends and returns its outcome, but whose record is not in the store yet.
-    worker = new Worker(
-      PIPE_QUEUE,
-      async () => ({
-        sent_at: 1_700_000_000_500,
-        upstream_msg_id: 'up-1',
-        attempts: 2,
-        not_permissions_mention: [],
-      }),
-      { connection, prefix: app.config.redisPrefix },
-    );
+    startSendingWorker();
     await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job(msgId), { jobId: msgId });
     const asker = { pipe_id: 'pipe-1' };
     await expect.poll(async () => (await pipeMessageStatus(app.res, msgId, asker)).status).toBe('sent');
@@ -124,5 +144,41 @@ describe('pipeMessageStatus of a message waiting to be retried', () => {
       status: 'queued',
       retry_at: null,
     });
+  });
+});
+
+describe('pipeMessageStatus while the database is away', () => {
+  it('answers sent from a completed job; anything it cannot be sure of is 503, not "not found"', async () => {
+    startSendingWorker();
+    const sent = `away-sent-${Date.now()}`;
+    await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job(sent), { jobId: sent });
+    await expect
+      .poll(async () => (await app.res.pipeRuntime.queue.getJob(sent))?.finishedOn)
+      .toBeGreaterThan(0);
+    const waiting = `away-waiting-${Date.now()}`;
+    await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job(waiting), { jobId: waiting, delay: 60_000 });
+    const asker = { bot_id: 'bot-1' };
+    mongoProxy.cut();
+    try {
+      expect(await pipeMessageStatus(cutApp.res, sent, asker)).toMatchObject({
+        status: 'sent',
+        sent_at: 1_700_000_000_500,
+      });
+      // A delayed job may have a record saying why it waits: only the store can tell.
+      await expect(pipeMessageStatus(cutApp.res, waiting, asker)).rejects.toBeInstanceOf(DependencyError);
+      // A message whose job the queue no longer keeps has only its record: not "not found".
+      await expect(pipeMessageStatus(cutApp.res, `away-gone-${Date.now()}`, asker)).rejects.toBeInstanceOf(
+        DependencyError,
+      );
+      // Another bot's message stays not answered for.
+      await expect(pipeMessageStatus(cutApp.res, sent, { bot_id: 'bot-2' })).rejects.toBeInstanceOf(
+        DependencyError,
+      );
+    } finally {
+      mongoProxy.restore();
+    }
+    await expect(pipeMessageStatus(app.res, `away-gone-${Date.now()}`, asker)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../errors/index.js';
+import { DependencyError, NotFoundError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryStatus } from '../../store/index.js';
@@ -66,8 +66,12 @@ export async function pipeMessageStatus(
   msgId: string,
   asker: StatusAsker,
 ): Promise<PipeMessageStatus> {
-  const [record, job] = await Promise.all([
-    deps.store.deliveries.get(msgId).catch(() => null),
+  const [found, job] = await Promise.all([
+    // The database away is an answer too: see below. Anything else is a bug, and says so.
+    deps.store.deliveries.get(msgId).catch((err: unknown) => {
+      if (err instanceof DependencyError) return err;
+      throw err;
+    }),
     deps.pipeRuntime.queue.getJob(msgId).catch((err: unknown) => {
       throw asRedisDependencyError(err);
     }),
@@ -79,6 +83,16 @@ export async function pipeMessageStatus(
           throw asRedisDependencyError(err);
         })
       : undefined;
+  if (found instanceof DependencyError) {
+    // Without the record, only a completed job answers for certain (sent); a waiting, delayed
+    // or failed one may have a record that says more (rate_limited, a retry's reason, why it
+    // died), and no job at all may be a message whose job the queue no longer keeps. So 503.
+    if (job && data && owns(asker, data) && (await stateOf()) === 'completed') {
+      return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data.accepted_at);
+    }
+    throw found;
+  }
+  const record = found;
   if (record) {
     if (!owns(asker, record)) throw new NotFoundError('message');
     if (record.status !== 'sent' && job && (await stateOf()) === 'completed') {
