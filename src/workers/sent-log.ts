@@ -26,6 +26,12 @@ export const SENT_LOG_FORGET_IDLE_MS = 60 * 60 * 1000;
 export const SENT_LOG_LINGER_MS = 50;
 /** Wait after a failed store write before trying the same entries again, in ms. */
 export const SENT_LOG_RETRY_MS = 1_000;
+/**
+ * How long a stopping flusher goes on writing entries nobody has read yet, in ms. Other workers
+ * keep appending while one stops, so without a bound its shutdown would not end under load;
+ * what it leaves, their flushers (or the next start) write.
+ */
+export const SENT_LOG_CLOSE_DRAIN_MS = 1_000;
 
 const GROUP = 'recorders';
 
@@ -53,6 +59,7 @@ export interface SentLogTimings {
   readonly forgetIdleMs: number;
   readonly retryMs: number;
   readonly lingerMs: number;
+  readonly closeDrainMs: number;
 }
 
 const DEFAULT_TIMINGS: SentLogTimings = {
@@ -62,6 +69,7 @@ const DEFAULT_TIMINGS: SentLogTimings = {
   forgetIdleMs: SENT_LOG_FORGET_IDLE_MS,
   retryMs: SENT_LOG_RETRY_MS,
   lingerMs: SENT_LOG_LINGER_MS,
+  closeDrainMs: SENT_LOG_CLOSE_DRAIN_MS,
 };
 
 /**
@@ -171,10 +179,12 @@ export class SentLog {
         await sleep(this.timings.retryMs);
       }
     }
-    // Stopping: write what is left (the last jobs' outcomes included) while the store answers;
-    // whatever stays is taken over by another worker, or by the next start.
+    // Stopping: write what is left (the last jobs' outcomes included) while the store answers,
+    // for SENT_LOG_CLOSE_DRAIN_MS at most; whatever stays is taken over by another worker, or by
+    // the next start.
+    const until = Date.now() + this.timings.closeDrainMs;
     try {
-      for (;;) {
+      while (Date.now() < until) {
         const entries = await this.nextBatch(false);
         if (entries.length === 0) break;
         await this.flush(entries);

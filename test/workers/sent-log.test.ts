@@ -105,7 +105,7 @@ describe('sent log', () => {
     await log.close();
   });
 
-  it('close() writes what this process still holds', async () => {
+  it('an outcome appended just before close() is in the store once close() resolves', async () => {
     const log = sentLog(app, { blockMs: 2_000 });
     await log.start();
     const m = message();
@@ -113,6 +113,41 @@ describe('sent log', () => {
     await log.close();
     expect((await record(m.ids.msg_id))?.status).toBe('sent');
     expect(await streamLength()).toBe(0);
+  });
+
+  it('close() ends while other workers keep appending (the drain is bounded)', async () => {
+    const log = sentLog(app, { closeDrainMs: 300 });
+    await log.start();
+    // Other workers' appends, ten every millisecond or so, for as long as the test runs: there is
+    // always something unread.
+    let producing = true;
+    const other = connection();
+    const producer = (async () => {
+      while (producing) {
+        const batch = other.pipeline();
+        for (let i = 0; i < 10; i++)
+          batch.xadd(sentLogKey(app.config.redisPrefix), '*', 'r', JSON.stringify(message()));
+        await batch.exec();
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      await Promise.race([
+        log.close(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('close() did not end')), 5_000)),
+      ]);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      producing = false;
+      await producer;
+    }
+    // What is left is written by the next flusher.
+    const next = sentLog(app);
+    await next.start();
+    await expect.poll(streamLength, { timeout: 15_000 }).toBe(0);
+    await next.close();
   });
 
   it('close() ends a blocking read at once instead of waiting out its block time', async () => {
