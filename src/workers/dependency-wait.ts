@@ -2,6 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { DependencyError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryBackoffMs } from './backoff.js';
+import { WorkerClosingError } from './worker-closing-error.js';
 
 type Processor<D, R> = (job: Job<D>, token: string | undefined) => Promise<R>;
 
@@ -25,14 +26,23 @@ export function waitOutDependencyErrors<D, R>(
     try {
       return await process(job, token);
     } catch (err) {
-      if (!(err instanceof DependencyError) || token === undefined) throw err;
+      // A stopping worker's cut-off run is put off the same way (its connection may be gone
+      // already: then the job's lock lapses and another worker runs it, also with no attempt spent).
+      if (!(err instanceof DependencyError || err instanceof WorkerClosingError) || token === undefined)
+        throw err;
       const waitMs = deliveryBackoffMs(job.attemptsMade + 1, Math.random, retryBaseMs);
-      log.warn('pipe message waits for the database or Redis (no attempt spent)', {
-        msg_id: job.id,
-        dependency: err.dependency,
-        error: err.cause instanceof Error ? err.cause.message : undefined,
-        wait_ms: waitMs,
-      });
+      if (err instanceof DependencyError) {
+        log.warn('pipe message waits for the database or Redis (no attempt spent)', {
+          msg_id: job.id,
+          dependency: err.dependency,
+          error: err.cause instanceof Error ? err.cause.message : undefined,
+          wait_ms: waitMs,
+        });
+      } else {
+        log.info('pipe message left to another worker (this one is stopping; no attempt spent)', {
+          msg_id: job.id,
+        });
+      }
       // If Redis itself is away this throws too, and BullMQ counts the attempt as failed.
       await job.moveToDelayed(Date.now() + waitMs, token);
       throw new DelayedError();

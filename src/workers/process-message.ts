@@ -21,6 +21,7 @@ import { dispatch } from './message-dispatch.js';
 import { render } from './message-render.js';
 import type { ProcessContext } from './process-context.js';
 import type { SinkResult } from './sinks/types.js';
+import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
  * A message the relay answered 429 waits what the relay says plus up to this share of it again
@@ -198,6 +199,8 @@ export async function processPipeJob(
     // the last attempt would kill a message the relay or the store may already hold, as when the
     // sent-log append fails after a 200 from the relay.
     if (err instanceof DependencyError) throw err;
+    // The process is stopping past its deadline: neither a failure nor a retry of the message.
+    if (err instanceof WorkerClosingError) throw err;
     const maxAttempts = job.opts.attempts ?? 1;
     const reason = describeFailure(err).reason;
     if (isPermanent(err) || attempt >= maxAttempts) {

@@ -13,6 +13,7 @@ import {
   THREAD_READY,
   type ThreadData,
 } from './render-protocol.js';
+import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
  * How long one render may run on its thread, in ms, before the pool ends the thread and fails
@@ -126,7 +127,7 @@ export class RenderPool {
     let slot: Slot | undefined;
     for (const s of this.slots)
       if (!s.dead && (slot === undefined || s.pending.size < slot.pending.size)) slot = s;
-    if (this.closed) return Promise.reject(new Error('render pool closed'));
+    if (this.closed) return Promise.reject(new WorkerClosingError());
     if (slot === undefined) {
       try {
         return Promise.resolve(renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now));
@@ -154,12 +155,15 @@ export class RenderPool {
     });
   }
 
-  /** Ends every thread; renders still in flight are rejected (their jobs are retried). */
+  /**
+   * Ends every thread; renders still in flight are rejected with WorkerClosingError (their jobs
+   * run again elsewhere, spending no attempt).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.watchdog);
-    await Promise.all(this.slots.map((s) => this.end(s, () => new Error('render pool closed'))));
+    await Promise.all(this.slots.map((s) => this.end(s, () => new WorkerClosingError())));
   }
 
   private spawn(): Slot {
@@ -216,7 +220,7 @@ export class RenderPool {
       p.reject(why());
     }
     if (this.closed) {
-      rejectAll(slot, () => new Error('render pool closed'));
+      rejectAll(slot, () => new WorkerClosingError());
     } else {
       slot.running = new Int32Array(new SharedArrayBuffer(4));
       slot.thread = startThread(this.threadUrl, slot.running);

@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, type TestApp } from '../helpers/test-app.js';
 
@@ -138,4 +142,29 @@ export async function createTemplate(app: TestApp, w: World, content: string, ms
   });
   if (r.status !== 200) throw new Error(`template create failed: ${r.text}`);
   return r.body.data.model.id;
+}
+
+/**
+ * A stand-in render thread speaking the pool's protocol, for what no real template does: a
+ * render the engine's own checks cannot stop (`spin <ms>` busy-waits) and a thread that dies in
+ * the middle of a render (`exit`). Anything else answers `done <input>` at once.
+ */
+export function standInThread(): URL {
+  const file = join(mkdtempSync(join(tmpdir(), 'herald-render-')), 'stand-in-thread.mjs');
+  writeFileSync(
+    file,
+    `import { parentPort, workerData } from 'node:worker_threads';
+const running = new Int32Array(workerData.running);
+parentPort.on('message', (req) => {
+  Atomics.store(running, 0, req.id);
+  const spin = /^spin (\\d+)$/.exec(req.source);
+  if (spin) { const end = Date.now() + Number(spin[1]); while (Date.now() < end); }
+  if (req.source === 'exit') process.exit(7);
+  Atomics.store(running, 0, 0);
+  parentPort.postMessage({ id: req.id, ok: true, type: 9, content: 'done ' + req.input });
+});
+parentPort.postMessage('ready');
+`,
+  );
+  return pathToFileURL(file);
 }

@@ -9,6 +9,8 @@ import { createLogger } from '../../src/log/logger.js';
 import { bodyInput } from '../../src/queue/job-input.js';
 import { compileTemplate } from '../../src/render/index.js';
 import { RenderPool, type RenderTask } from '../../src/workers/render-pool.js';
+import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
+import { standInThread } from './helpers.js';
 
 /** Renders on worker threads: same results and errors as on the main thread, and a hard stop. */
 const lines: string[] = [];
@@ -37,30 +39,6 @@ function task(source: string, input: string, msgtype = 1, key = `t-${source.leng
     platform: {},
     now: NOW,
   };
-}
-/**
- * A stand-in render thread speaking the pool's protocol, for what no real template does: a
- * render the engine's own checks cannot stop (`spin <ms>` busy-waits) and a thread that dies in
- * the middle of a render (`exit`). Anything else answers `done <input>` at once.
- */
-function standInThread(): URL {
-  const file = join(mkdtempSync(join(tmpdir(), 'herald-render-')), 'stand-in-thread.mjs');
-  writeFileSync(
-    file,
-    `import { parentPort, workerData } from 'node:worker_threads';
-const running = new Int32Array(workerData.running);
-parentPort.on('message', (req) => {
-  Atomics.store(running, 0, req.id);
-  const spin = /^spin (\\d+)$/.exec(req.source);
-  if (spin) { const end = Date.now() + Number(spin[1]); while (Date.now() < end); }
-  if (req.source === 'exit') process.exit(7);
-  Atomics.store(running, 0, 0);
-  parentPort.postMessage({ id: req.id, ok: true, type: 9, content: 'done ' + req.input });
-});
-parentPort.postMessage('ready');
-`,
-  );
-  return pathToFileURL(file);
 }
 const standIn = (source: string, input: string): RenderTask => ({ ...task('x', input), source });
 
@@ -247,6 +225,18 @@ describe('render pool', () => {
     const p = pool(1);
     await p.close();
     await p.close();
-    expect(await errorOf(p.render(task('x', '{}')))).toBeInstanceOf(Error);
+    expect(await errorOf(p.render(task('x', '{}')))).toBeInstanceOf(WorkerClosingError);
+  });
+
+  it('closing rejects the renders in flight with WorkerClosingError (their jobs run elsewhere)', async () => {
+    const p = new RenderPool(1, log, 60_000, standInThread());
+    pools.push(p);
+    await p.ready();
+    const spinning = errorOf(p.render(standIn('spin 5000', 'cut off')));
+    const queued = errorOf(p.render(standIn('quick', 'behind it')));
+    await new Promise((r) => setTimeout(r, 100));
+    await p.close();
+    expect(await spinning).toBeInstanceOf(WorkerClosingError);
+    expect(await queued).toBeInstanceOf(WorkerClosingError);
   });
 });
