@@ -199,6 +199,26 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       return Delivery.countDocuments(filterOf(filter));
     },
 
+    /**
+     * Replayed messages (replays > 0) still `queued` and untouched since before `before` (ms),
+     * oldest first, at most `limit`: where a replay may have been cut off between its record
+     * and its job (src/workers/dead-jobs.ts decides).
+     */
+    async staleReplays(before: number, limit: number): Promise<DeliveryRecord[]> {
+      const docs = await Delivery.find(
+        {
+          status: 'queued',
+          replays: mongoose.trusted({ $gt: 0 }),
+          updated_at: mongoose.trusted({ $lt: before }),
+        },
+        { job: 0 },
+      )
+        .sort({ updated_at: 1 })
+        .limit(limit)
+        .lean<DeliveryDoc[]>();
+      return docs.map(toRecord);
+    },
+
     /** Drops the replay input of messages dead since before `before` (ms); returns how many. */
     async dropReplayJobs(before: number): Promise<number> {
       const r = await Delivery.updateMany(

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import { deliveryLockKey } from '../domain/deliveries/dead-letters.js';
+import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.js';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
 import { describeFailure, markFailed } from '../domain/deliveries/records.js';
@@ -22,6 +22,22 @@ export const DEAD_RECORD_MAX_RETRY_MS = 60_000;
  * failing the job and the record write, so the newest jobs are where to look.
  */
 export const DEAD_RECONCILE_JOBS = 1_000;
+/**
+ * A replayed message still `queued` this long after its replay (ms), with no job of its own, is
+ * taken for a replay cut off between its record and its job (undoInterruptedReplays). Far above
+ * a replay's few milliseconds, and the record's lock keeps the two apart anyway.
+ */
+export const REPLAY_INTERRUPTED_AFTER_MS = 5 * 60_000;
+/** Most such records one sweep looks at. */
+export const REPLAY_SWEEP_LIMIT = 1_000;
+
+/**
+ * Whether `job`, failed, is the run from before the replay that `record` (queued again by a
+ * replay) is waiting for: it failed before the replay was recorded. A replay whose web process
+ * died before it could swap the jobs leaves exactly this.
+ */
+const isPreReplayJob = (job: Job<PipeJob>, record: { status: string; replays: number; updated_at: number }) =>
+  record.status === 'queued' && record.replays > 0 && (job.finishedOn ?? 0) <= record.updated_at;
 
 /**
  * Writes the failed record of a job that is dead in the queue but whose processor did not
@@ -41,6 +57,13 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
     // same job stalled past MAX_STALLED_COUNT. The message was sent; calling it dead would list
     // it for a replay that sends it twice.
     if (record?.status === 'failed' || record?.status === 'sent') return false;
+    // A replay cut off before it swapped the jobs: this is the old job, dead before the replay.
+    // Dead again with the reason it died of (still on the record), not as a new INTERNAL death.
+    if (record && isPreReplayJob(job, record)) {
+      await undoReplay(deps, data.msg_id, record, record.replays - 1, job.attemptsMade);
+      deps.log.warn('undid a replay that never queued its message', { msg_id: data.msg_id });
+      return false;
+    }
     // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
     // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
     // the text of BullMQ's failure message.
@@ -109,4 +132,41 @@ export async function reconcileDeadJobs(
   }
   if (recorded > 0) deps.log.warn('recorded failed messages that had no record', { count: recorded });
   return recorded;
+}
+
+/**
+ * Replays cut off between their record and their job (the web process died in between, or could
+ * neither queue nor undo): the record says `queued` and nothing will ever run it. Such a message
+ * is dead again, with the reason it died of, and can be replayed again (undoReplay). Answers how
+ * many it undid. Run with the dead-job reconcile (start-up and hourly).
+ */
+export async function undoInterruptedReplays(
+  deps: PipeDeps,
+  queue: PipeQueue = deps.pipeRuntime.queue,
+): Promise<number> {
+  const stale = await deps.store.deliveries.staleReplays(
+    deps.now() - REPLAY_INTERRUPTED_AFTER_MS,
+    REPLAY_SWEEP_LIMIT,
+  );
+  let undone = 0;
+  for (const seen of stale) {
+    const did = await withRecordLock(deps.redis, deliveryLockKey(deps, seen.msg_id), async () => {
+      const record = await deps.store.deliveries.get(seen.msg_id);
+      // Changed since it was listed (the message moved on, or another sweep undid it).
+      if (record?.status !== 'queued' || record.updated_at !== seen.updated_at) return false;
+      const job = (await queue.getJob(seen.msg_id)) as Job<PipeJob> | undefined;
+      if (job) {
+        // Its own job exists (waiting, running, done): it is on its way. Only the old, failed
+        // one means the swap never happened.
+        if ((await job.getState()) !== 'failed' || !isPreReplayJob(job, record)) return false;
+        await undoReplay(deps, record.msg_id, record, record.replays - 1, job.attemptsMade);
+        return true;
+      }
+      await undoReplay(deps, record.msg_id, record, record.replays - 1, record.attempts);
+      return true;
+    });
+    if (did) undone++;
+  }
+  if (undone > 0) deps.log.warn('undid replays that never queued their message', { count: undone });
+  return undone;
 }

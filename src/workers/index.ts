@@ -12,7 +12,12 @@ import { checkRedisPolicy } from '../redis/redis-policy.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
-import { MAX_STALLED_COUNT, reconcileDeadJobs, recordDeadJobPatiently } from './dead-jobs.js';
+import {
+  MAX_STALLED_COUNT,
+  reconcileDeadJobs,
+  recordDeadJobPatiently,
+  undoInterruptedReplays,
+} from './dead-jobs.js';
 import { waitOutDependencyErrors } from './dependency-wait.js';
 import { InputDropper } from './drop-inputs.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -119,11 +124,12 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     if (!job) return;
     void recordDeadJobPatiently(deps, job, err, () => closing !== undefined);
   });
-  // Dead jobs whose recording process died first: looked for at start-up and with each sweep.
+  // Dead jobs whose recording process died first, and replays cut off before their job was
+  // queued: looked for at start-up and with each sweep.
   const reconcile = () =>
-    reconcileDeadJobs(deps).catch((err: unknown) =>
-      log.warn('could not look for unrecorded failed messages', { error: err }),
-    );
+    reconcileDeadJobs(deps)
+      .then(() => undoInterruptedReplays(deps))
+      .catch((err: unknown) => log.warn('could not look for unrecorded failed messages', { error: err }));
   void reconcile();
   const sweep = setInterval(() => {
     expireReplayInput(deps).catch((err: unknown) =>

@@ -1,11 +1,19 @@
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markSentMany } from '../../src/domain/deliveries/records.js';
+import { REASON } from '../../src/domain/deliveries/reasons.js';
+import { markFailed, markSentMany } from '../../src/domain/deliveries/records.js';
 import { createLogger } from '../../src/log/logger.js';
 import { PIPE_JOB_ATTEMPTS, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { openResources, type Resources } from '../../src/resources.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
-import { reconcileDeadJobs, recordDeadJob, recordDeadJobPatiently } from '../../src/workers/dead-jobs.js';
+import {
+  REPLAY_INTERRUPTED_AFTER_MS,
+  reconcileDeadJobs,
+  recordDeadJob,
+  recordDeadJobPatiently,
+  undoInterruptedReplays,
+} from '../../src/workers/dead-jobs.js';
+import { fail } from '../../src/workers/delivery-failure.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -472,6 +480,69 @@ describe('dead jobs without a failed record', () => {
       },
     );
     expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
+  });
+
+  /**
+   * A dead message (record failed for NO_SEND_PERMISSION, its job failed in the queue) whose
+   * replay got as far as its record (queued again, replays 1, `minutesAgo` ago) and no further.
+   */
+  async function halfReplayed(content: string, minutesAgo: number): Promise<Job<PipeJob>> {
+    const job = await failedJob(side, content);
+    const { msg_id, bot_id, pipe_id, channel_id } = job.data;
+    const ids = { msg_id, bot_id, pipe_id, channel_id };
+    const cause = fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', { permission: 'send messages' });
+    await markFailed(workerRes, ids, cause, 3, { ...job.data });
+    // What replayDelivery writes first, before it swaps the jobs.
+    await workerRes.store.deliveries.save(
+      msg_id,
+      { bot_id, pipe_id, channel_id },
+      { status: 'queued', attempts: 0, retry_at: null, replays: 1 },
+      Date.now() - minutesAgo * 60_000,
+    );
+    return job;
+  }
+
+  it('a replay cut off before it swapped the jobs: dead again with its own reason, not INTERNAL', async () => {
+    const job = await halfReplayed('replayed, web died before the swap', 0);
+    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    expect(await record(job.data.msg_id)).toMatchObject({
+      status: 'failed',
+      reason: 'NO_SEND_PERMISSION',
+      replays: 0,
+      attempts: job.attemptsMade,
+    });
+    // Replayable again: listed as dead.
+    const dead = await app.request<{ items: DeliveryRecord[] }>('GET', '/admin/api/delivery/list', {
+      admin: true,
+    });
+    expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
+  });
+
+  it('a replay cut off after it removed the old job: the sweep makes it dead again once it is stale', async () => {
+    const fresh = await halfReplayed('replayed a moment ago, job gone', 0);
+    await fresh.remove();
+    const stale = await halfReplayed(
+      'replayed, web died after the remove',
+      REPLAY_INTERRUPTED_AFTER_MS / 60_000 + 1,
+    );
+    await stale.remove();
+    const onItsWay = await halfReplayed(
+      'replayed, its new job waits',
+      REPLAY_INTERRUPTED_AFTER_MS / 60_000 + 1,
+    );
+    await onItsWay.remove();
+    await side.add('pipe-message', onItsWay.data, { jobId: onItsWay.data.msg_id, delay: 60_000 });
+
+    expect(await undoInterruptedReplays(workerRes, side)).toBe(1);
+    expect(await record(stale.data.msg_id)).toMatchObject({
+      status: 'failed',
+      reason: 'NO_SEND_PERMISSION',
+      replays: 0,
+    });
+    // A replay under way (or one too recent to tell) is left alone.
+    expect(await record(fresh.data.msg_id)).toMatchObject({ status: 'queued', replays: 1 });
+    expect(await record(onItsWay.data.msg_id)).toMatchObject({ status: 'queued', replays: 1 });
+    expect(await undoInterruptedReplays(workerRes, side)).toBe(0);
   });
 
   it('leaves a message recorded as sent alone when a later run of its job stalled to death', async () => {

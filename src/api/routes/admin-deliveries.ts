@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { listDeadDeliveries, replayDelivery } from '../../domain/deliveries/dead-letters.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../../queue/pipe-messages.js';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord } from '../../store/index.js';
 import { requireAdmin } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
@@ -46,9 +47,15 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
     const { msg_id } = replayBody(ctx.request.body);
     const queue = deps.pipeRuntime.queue;
     const record = await replayDelivery(deps, msg_id, async (id, job) => {
-      const old = await queue.getJob(id);
+      // Redis away: 503 like every other request that needs it, not a 500. (Not for remove():
+      // BullMQ refuses to remove a locked job with an error of its own, a 500.)
+      const old = await queue.getJob(id).catch((err: unknown) => {
+        throw asRedisDependencyError(err);
+      });
       if (old) await old.remove();
-      await queue.add(PIPE_JOB_NAME, job as unknown as PipeJob, { jobId: id });
+      await queue.add(PIPE_JOB_NAME, job as unknown as PipeJob, { jobId: id }).catch((err: unknown) => {
+        throw asRedisDependencyError(err);
+      });
     });
     reply(ctx, { delivery: view(record) });
   });

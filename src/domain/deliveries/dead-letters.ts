@@ -51,10 +51,35 @@ export async function replayDelivery(deps: Deps, msgId: string, requeue: Requeue
     try {
       await requeue(msgId, job);
     } catch (err) {
-      await deps.store.deliveries.save(msgId, ids, { status: 'failed', replays: record.replays }, deps.now());
+      // Not queued after all: dead again, as before (a failure here too is undone by the
+      // worker's sweep, undoInterruptedReplays).
+      await undoReplay(deps, msgId, ids, record.replays, record.attempts);
       throw err;
     }
     const after = await deps.store.deliveries.get(msgId);
     return after ?? record;
   });
+}
+
+/**
+ * A replay that did not get its job queued (the web process died between the record and the
+ * job, or could not queue and then not undo): the message is dead again, as it was. Its reason,
+ * code, message and detail are still on the record (a replay changes only the status, attempts,
+ * retry_at and replays), so the dead list shows why it died, and it can be replayed again.
+ */
+export function undoReplay(
+  deps: Deps,
+  msgId: string,
+  ids: { bot_id: string; pipe_id: string; channel_id: string },
+  replays: number,
+  attempts: number,
+): Promise<unknown> {
+  // Only the ids: the caller may hand over a whole record.
+  const { bot_id, pipe_id, channel_id } = ids;
+  return deps.store.deliveries.save(
+    msgId,
+    { bot_id, pipe_id, channel_id },
+    { status: 'failed', replays: Math.max(0, replays), attempts },
+    deps.now(),
+  );
 }
