@@ -63,16 +63,26 @@ describe('InputDropper', () => {
     expect(new Set(inputs)).toEqual(new Set(['']));
   });
 
-  it('a Redis that does not answer only leaves the inputs in place', async () => {
+  it('a Redis that does not answer: the drop is given up (logged), and the next ones still go out', async () => {
     const gone = new Redis('redis://127.0.0.1:1', {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
     gone.on('error', () => {});
-    const dropper = new InputDropper(gone, redis.prefix, silent);
-    dropper.add('nowhere', job('nowhere'));
-    await expect(dropper.settled()).resolves.toBeUndefined();
+    const lines: string[] = [];
+    const dropper = new InputDropper(
+      gone,
+      redis.prefix,
+      createLogger('debug', (l) => lines.push(l)),
+    );
+    for (const round of [1, 2]) {
+      dropper.add(`nowhere-${round}`, job(`nowhere-${round}`));
+      await expect(dropper.settled()).resolves.toBeUndefined();
+      expect(lines.filter((l) => l.includes('could not drop the input of delivered jobs'))).toHaveLength(
+        round,
+      );
+    }
     gone.disconnect();
   });
 });
