@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
 import { takeTokens } from '../../src/ratelimit/token-bucket.js';
 import { useFileRedis } from '../helpers/redis.js';
@@ -74,6 +74,20 @@ describe('takeTokens', () => {
     expect((await takeTokens(a, key, limit)).allowed).toBe(false);
     await new Promise((r) => setTimeout(r, 80));
     expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+  });
+
+  it("counts time by Redis's clock, not the caller's: a caller an hour ahead gets no refill", async () => {
+    const key = `${prefix}:clock`;
+    const limit = { capacity: 1, perSecond: 0.01 };
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const realNow = Date.now;
+    const hourAhead = realNow() + 3_600_000;
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => hourAhead);
+    try {
+      expect((await takeTokens(a, key, limit)).allowed).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('shares one budget between clients (processes) and never overspends under concurrency', async () => {

@@ -5,6 +5,7 @@ import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/t
 import { PIPE_QUEUE, type PipeJob, pipeJobKey } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { RENDER_HARD_LIMIT_MS } from '../../src/workers/render-pool.js';
 import { storeMessage } from '../../src/workers/sinks/store-sink.js';
 import { addTestMember, createTestChannel, createTestGuild, upsertTestUser } from '../helpers/directory.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -112,6 +113,10 @@ describe('store sink', () => {
     expect(r.status).toBe(200);
     expect(r.body.data.items.map((m) => m.content)).toEqual(['second **bold**', 'first']);
     expect(r.body.data.items[1]).toMatchObject({ id: first, type: 9, nonce: 'n-1', quote: null });
+    // create_at in ms (not seconds): taken on the way to the sink, at most its sent_at.
+    const createAt = Number(r.body.data.items[0]?.create_at);
+    expect(createAt).toBeLessThanOrEqual(rec.sent_at ?? 0);
+    expect(createAt).toBeGreaterThan((rec.sent_at ?? 0) - 5_000);
     expect(r.body.data.items[1]?.author).toMatchObject({ id: w.bot.bot.user_id, bot: true });
     expect(r.body.data.meta).toMatchObject({ page: 1, total: 2 });
     const paged = await list(w.channelId, w.bot.token, '&page=2&page_size=1');
@@ -274,7 +279,11 @@ describe('store sink', () => {
       // The door refuses at once; a message accepted just before the change is refused by the worker.
       expect(await sendPipe(app, tplPipe.token, { n: 3 }).catch((e: Error) => e.message)).toContain('40300');
       const accepted = await enqueue({ pipe_id: tplPipe.id, template_id: tpl, input: '{"n":4}' });
-      expect(await settled(accepted)).toMatchObject({ status: 'failed', reason: 'BOT_UNAVAILABLE' });
+      expect(await settled(accepted)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        reason: 'BOT_UNAVAILABLE',
+      });
     } finally {
       await setBot(true);
     }
@@ -360,6 +369,7 @@ describe('store sink', () => {
     const bad = await enqueue({ temp_target_id: stranger.id });
     expect(await settled(bad)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'TEMP_TARGET_NOT_MEMBER',
       code: 40325,
     });
@@ -384,12 +394,27 @@ describe('store sink', () => {
       { content: '[{"type":"card","modules":[{"type":"nope"}]}]' },
       '&type=10',
     );
-    expect(await settled(invalid)).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
+    expect(await settled(invalid)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'CARD_INVALID',
+      code: 40014,
+    });
     const notJson = await sendPipe(app, pipe.token, { content: '[{"type":"card",' }, '&type=10');
-    expect(await settled(notJson)).toMatchObject({ status: 'failed', reason: 'CARD_SYNTAX', code: 40013 });
+    expect(await settled(notJson)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'CARD_SYNTAX',
+      code: 40013,
+    });
     // KMarkdown: at most 8,000 characters, counted as code points (an emoji is one).
     const long = await sendPipe(app, pipe.token, { content: 'x'.repeat(8_001) });
-    expect(await settled(long)).toMatchObject({ status: 'failed', reason: 'MESSAGE_TOO_LONG', code: 40015 });
+    expect(await settled(long)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'MESSAGE_TOO_LONG',
+      code: 40015,
+    });
     const emoji = await sendPipe(app, pipe.token, { content: '🎉'.repeat(8_000) });
     expect(await settled(emoji)).toMatchObject({ status: 'sent' });
   });
@@ -513,6 +538,7 @@ describe('permanent failures, dead letters and replay', () => {
       expect(r.status).toBe(200);
       expect(await settled(r.body.data.msg_id)).toMatchObject({
         status: 'failed',
+        attempts: 1,
         reason: 'NO_SEND_PERMISSION',
       });
       return r.body.data.msg_id;
@@ -550,7 +576,7 @@ describe('permanent failures, dead letters and replay', () => {
     // Pipes deleted since (PIPE_DELETED): dead at once, under the pipe ids given.
     const dead = async (pipeId: string, bot: World) => {
       const id = await enqueue({ pipe_id: pipeId, bot_id: bot.bot.id, input: 'x' });
-      expect(await settled(id)).toMatchObject({ status: 'failed' });
+      expect(await settled(id)).toMatchObject({ status: 'failed', attempts: 1 });
       return id;
     };
     const older = await dead('gone-pipe-a', w);
@@ -621,11 +647,16 @@ describe('permanent failures, dead letters and replay', () => {
     const brokenPipe = await createPipe(app, w, { template_id: broken });
     const renderFail = await sendPipe(app, brokenPipe.token, { n: 1 });
 
-    expect(await settled(disabled)).toMatchObject({ status: 'failed', reason: 'PIPE_DISABLED' });
-    expect(await settled(deleted)).toMatchObject({ status: 'failed', reason: 'PIPE_DELETED' });
-    expect(await settled(notText)).toMatchObject({ status: 'failed', reason: 'CHANNEL_NOT_TEXT' });
+    expect(await settled(disabled)).toMatchObject({ status: 'failed', attempts: 1, reason: 'PIPE_DISABLED' });
+    expect(await settled(deleted)).toMatchObject({ status: 'failed', attempts: 1, reason: 'PIPE_DELETED' });
+    expect(await settled(notText)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'CHANNEL_NOT_TEXT',
+    });
     expect(await settled(tplGone)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'TEMPLATE_DELETED',
       code: 40020,
     });
@@ -642,7 +673,7 @@ describe('permanent failures, dead letters and replay', () => {
       2,
     );
     const syntax = await settled(await sendPipe(app, cardPipe.token, { msg: 'he said "hi"' }));
-    expect(syntax).toMatchObject({ status: 'failed', reason: 'CARD_SYNTAX', code: 40013 });
+    expect(syntax).toMatchObject({ status: 'failed', attempts: 1, reason: 'CARD_SYNTAX', code: 40013 });
     expect(syntax.detail).toMatchObject({
       code: 40013,
       format: 'json',
@@ -654,7 +685,7 @@ describe('permanent failures, dead letters and replay', () => {
       2,
     );
     const invalid = await settled(await sendPipe(app, themedPipe.token, { theme: 'plaid' }));
-    expect(invalid).toMatchObject({ status: 'failed', reason: 'CARD_INVALID', code: 40014 });
+    expect(invalid).toMatchObject({ status: 'failed', attempts: 1, reason: 'CARD_INVALID', code: 40014 });
     expect(invalid.detail).toMatchObject({
       code: 40014,
       path: 'card[0].theme',
@@ -687,18 +718,20 @@ describe('permanent failures, dead letters and replay', () => {
 
     expect(await settled(banned)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'TEMPLATE_BANNED',
       code: 40021,
-      attempts: 1,
     });
     expect(await settled(noView)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'NO_VIEW_PERMISSION',
       code: 40323,
       message: `The bot lacks the view channels permission in channel ${hidden.id}`,
     });
     expect(await settled(foreign)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'CHANNEL_NOT_TEXT',
       code: 40324,
     });
@@ -712,14 +745,21 @@ describe('permanent failures, dead letters and replay', () => {
     // behind the hostile ones.
     const kind = await createTemplate(app, w, 'still flowing {{ data.n }}');
     const kindPipe = await createPipe(app, w, { template_id: kind });
+    const start = Date.now();
     const bad = await Promise.all([1, 2].map(() => sendPipe(app, hostilePipe.token, {})));
     const good = await Promise.all([1, 2, 3].map((n) => sendPipe(app, kindPipe.token, { n })));
-    for (const id of good) expect(await settled(id)).toMatchObject({ status: 'sent', attempts: 1 });
+    for (const id of good) {
+      const rec = await settled(id);
+      expect(rec).toMatchObject({ status: 'sent', attempts: 1 });
+      // Held up at most by the two hostile renders, each bounded (the engine's own limits stop
+      // them far sooner than the pool's hard limit).
+      expect((rec.sent_at ?? 0) - start).toBeLessThan(2 * RENDER_HARD_LIMIT_MS + 500);
+    }
     for (const id of bad) {
       expect(await settled(id, 30_000)).toMatchObject({
         status: 'failed',
-        reason: 'TEMPLATE_LIMIT',
         attempts: 1,
+        reason: 'TEMPLATE_LIMIT',
       });
     }
     const timeline = await list(w.channelId, w.bot.token, '&page_size=50');
@@ -818,6 +858,11 @@ describe('relay sink', () => {
       }
       return ok(res, `up-${String(body.nonce)}`);
     };
+    const scrape = async () => {
+      const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+      return (line: string) => Number(new RegExp(`^${line} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    };
+    const before = await scrape();
     const limited = await sendPipe(app, rp.token, { content: 'limited' });
     const flaky = await sendPipe(app, rp.token, { content: 'flaky' });
     const forbidden = await sendPipe(app, rp.token, { content: 'forbidden' });
@@ -831,10 +876,13 @@ describe('relay sink', () => {
     }
     expect(await settled(forbidden)).toMatchObject({
       status: 'failed',
+      attempts: 1,
       reason: 'UPSTREAM_REJECTED',
       code: 40326,
       detail: { status: 403, upstream_code: 40300, upstream_message: 'no access' },
     });
+    // Asked once: a 403 is not retried.
+    expect(relay.requests.filter((r) => r.body.content === 'forbidden')).toHaveLength(1);
     expect(await settled(slow)).toMatchObject({ status: 'sent', upstream_msg_id: 'slow-ok' });
     const fr = await settled(flaky, 20_000);
     expect(fr, JSON.stringify(fr)).toMatchObject({ status: 'sent', attempts: 3 });
@@ -850,14 +898,13 @@ describe('relay sink', () => {
     expect(retryAt - first).toBeGreaterThanOrEqual(450);
     expect(second - retryAt).toBeGreaterThanOrEqual(-20);
     expect(second - retryAt).toBeLessThan(500);
-    // Counted: the 5xx retries by reason, the 429 waits for this bot, and the sent messages' times.
-    const metrics = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
-    const value = (line: string) => Number(new RegExp(`^${line} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
-    expect(value('herald_pipe_retries_total\\{reason="UPSTREAM_UNAVAILABLE"\\}')).toBeGreaterThanOrEqual(2);
-    expect(
-      value(`herald_pipe_rate_limited_waits_total\\{bot_id="${rw.bot.id}",source="upstream"\\}`),
-    ).toBeGreaterThanOrEqual(2);
-    expect(value('herald_pipe_accept_to_sent_seconds_count')).toBeGreaterThanOrEqual(3);
+    // Counted by this test's messages: the two 5xx retries, the two 429 waits for this bot, and
+    // the three sent messages' times.
+    const after = await scrape();
+    const grew = (line: string) => after(line) - before(line);
+    expect(grew('herald_pipe_retries_total\\{reason="UPSTREAM_UNAVAILABLE"\\}')).toBe(2);
+    expect(grew(`herald_pipe_rate_limited_waits_total\\{bot_id="${rw.bot.id}",source="upstream"\\}`)).toBe(2);
+    expect(grew('herald_pipe_accept_to_sent_seconds_count')).toBe(3);
   });
 });
 
@@ -910,7 +957,9 @@ describe('rate limit', () => {
     const waiting = await status();
     expect(waiting.retry_at as number).toBeGreaterThan(Date.now() - 100);
     expect(waiting).toMatchObject({ attempts: 0, sent_at: null });
-    // No queue-wide pause: another bot's messages go out at once meanwhile (well within the
+    // No queue-wide pause: BullMQ's queue rate limit is not set (it would hold every bot)...
+    expect(await app.res.pipeRuntime.queue.getRateLimitTtl()).toBeLessThanOrEqual(0);
+    // ...and: another bot's messages go out at once meanwhile (well within the
     // 2 s the limited bot's backlog takes).
     const othersAt = Date.now();
     const others = await Promise.all(
@@ -924,6 +973,9 @@ describe('rate limit', () => {
     expect(records.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
     const times = records.map((r) => r.sent_at as number).sort((a, b) => a - b);
     expect(Math.max(...otherSentAt)).toBeLessThan(times.at(-1) as number);
+    // All ten took at least (10 - burst) / rate = 2 s (less a token's 250 ms of dispatch jitter):
+    // a faster refill or a bigger burst would have sent them sooner.
+    expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(2_000 - 250);
     // In any 1 s window: at most burst (2) + rate (4) messages. Tokens are taken before the
     // dispatch, so sent_at can bunch up by the dispatch's jitter: allow 250 ms of it (1 token).
     for (const t of times) {
@@ -957,7 +1009,19 @@ describe('metrics', () => {
     expect(count('herald_pipe_render_duration_seconds', 'outcome="error"')).toBeGreaterThan(0);
     expect(count('herald_pipe_dispatch_duration_seconds', 'sink="store",outcome="ok"')).toBeGreaterThan(0);
     expect(count('herald_pipe_dispatch_duration_seconds', 'sink="relay",outcome="error"')).toBeGreaterThan(0);
-    expect(worker).toMatch(/herald_pipe_queue_depth\{state="waiting"\} \d+/);
+    // Queue depth by state, as the queue counts it: three messages put off for a minute show.
+    const later = await Promise.all([1, 2, 3].map(() => enqueue({ input: 'later' }, { delay: 60_000 })));
+    const depth = async (state: string) => {
+      const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
+      return Number(
+        new RegExp(`^herald_pipe_queue_depth\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+      );
+    };
+    const counts = await app.res.pipeRuntime.queue.getJobCounts('delayed', 'waiting');
+    expect(await depth('delayed')).toBe(counts.delayed);
+    expect(await depth('delayed')).toBeGreaterThanOrEqual(3);
+    expect(await depth('waiting')).toBe(counts.waiting);
+    for (const id of later) await (await app.res.pipeRuntime.queue.getJob(id))?.remove();
     // Dead messages come from the queue's failed jobs: the same as the failed records here.
     const dead = Number(/^herald_pipe_dead_messages (\d+)$/m.exec(worker)?.[1]);
     expect(dead).toBeGreaterThan(0);
