@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_RETENTION_MS, expireReplayInput } from '../../src/domain/deliveries/records.js';
 import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/templates/index.js';
@@ -777,6 +779,43 @@ describe('relay sink', () => {
       upstream_token: 'upstream-secret-123',
     });
     rp = await createPipe(app, rw);
+  });
+
+  it('retries a relay that refuses the connection (UPSTREAM_UNREACHABLE), with the same nonce, until it answers', async () => {
+    // A port with nothing listening yet: the first attempt's connection is refused.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const down = await createRelayWorld(app, `http://127.0.0.1:${port}`, {
+      name: 'relay not up yet',
+      upstream_token: 'tok-unreachable',
+    });
+    const msgId = await sendPipe(app, (await createPipe(app, down)).token, { content: 'knock knock' });
+    await expect
+      .poll(async () => (await record(msgId))?.reason, { timeout: 10_000, interval: 20 })
+      .toBe('UPSTREAM_UNREACHABLE');
+    expect(await record(msgId)).toMatchObject({ status: 'queued', attempts: 1 });
+    // It comes up before the retry (0.5 to 1 s later) and takes the message.
+    const nonces: unknown[] = [];
+    const late = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => {
+        raw += c.toString();
+      });
+      req.on('end', () => {
+        nonces.push(JSON.parse(raw).nonce);
+        ok(res, 'up-late');
+      });
+    });
+    await new Promise<void>((r) => late.listen(port, '127.0.0.1', r));
+    try {
+      expect(await settled(msgId)).toMatchObject({ status: 'sent', attempts: 2, upstream_msg_id: 'up-late' });
+      expect(nonces).toEqual([msgId]);
+    } finally {
+      late.closeAllConnections();
+      await new Promise<void>((r) => late.close(() => r()));
+    }
   });
 
   it('never shows the upstream token', async () => {

@@ -222,6 +222,66 @@ describe('worker processes', () => {
     expect(await worker.exited).toBe(0);
   }, 60_000);
 
+  it('directory, pipe and bot changes made through the API reach a running worker process that has them cached', async () => {
+    const w = await createWorld(app, { name: 'directory bot', rate_capacity: 1000, rate_per_second: 1000 });
+    const p = await createPipe(app, w);
+    const worker = startWorker();
+    running.push(worker);
+    await started(worker);
+    const outcome = async (msgId: string) => {
+      await expect
+        .poll(async () => (await statuses([msgId]))[0], { timeout: 15_000, interval: 50 })
+        .toMatch(/^(sent|failed)$/);
+      const rec = await app.res.store.deliveries.get(msgId);
+      return rec?.status === 'sent' ? 'sent' : rec?.reason;
+    };
+    const admin = (path: string, json: Record<string, unknown>) =>
+      app
+        .request('POST', `/admin/api/${path}`, { admin: true, json })
+        .then((r) => expect(r.status).toBe(200));
+    // Sent once, so the worker holds the channel, pipe and bot in its caches.
+    expect(await outcome(await sendPipe(app, p.token, { content: 'warm' }))).toBe('sent');
+    // Each change is made by this (web) process; the worker learns it from Redis only.
+    await admin('channel/update', {
+      id: w.channelId,
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
+    });
+    expect(await outcome(await sendPipe(app, p.token, { content: 'muted' }))).toBe('NO_SEND_PERMISSION');
+    await admin('channel/update', { id: w.channelId, permission_overwrites: [] });
+    expect(await outcome(await sendPipe(app, p.token, { content: 'allowed again' }))).toBe('sent');
+    // A message accepted just before the pipe (then the bot) was turned off is refused by the
+    // worker. (The API refuses new ones at once, so the job goes straight into the queue.)
+    await admin('pipe/update', { id: p.id, enabled: false });
+    const queuedJob = async () => {
+      const msgId = `direct-${Math.random().toString(36).slice(2)}`;
+      await app.res.pipeRuntime.queue.add(
+        'pipe-message',
+        {
+          msg_id: msgId,
+          pipe_id: p.id,
+          bot_id: w.bot.id,
+          channel_id: w.channelId,
+          guild_id: w.guildId,
+          template_id: null,
+          type: null,
+          quote: null,
+          nonce: '',
+          temp_target_id: null,
+          input: 'accepted just before',
+          accepted_at: Date.now(),
+        },
+        { jobId: msgId },
+      );
+      return msgId;
+    };
+    expect(await outcome(await queuedJob())).toBe('PIPE_DISABLED');
+    await admin('pipe/update', { id: p.id, enabled: true });
+    await admin('bot/update', { id: w.bot.id, enabled: false });
+    expect(await outcome(await queuedJob())).toBe('BOT_UNAVAILABLE');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  }, 60_000);
+
   it('SIGTERM stops fetching, finishes in-flight messages, then exits 0', async () => {
     relay.handler = (body, res) => setTimeout(() => ok(res, `up-${String(body.nonce)}`), 2_000);
     const w = await createRelayWorld(app, relay.url, {
