@@ -17,6 +17,7 @@ import {
   createRelayWorld,
   createTemplate,
   createWorld,
+  enqueueDirect,
   ok,
   type RelayServer,
   sendPipe,
@@ -49,27 +50,9 @@ async function storeSentCount(): Promise<number> {
   const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
   return Number(/^herald_pipe_messages_sent_total\{sink="store"\} (\S+)$/m.exec(text)?.[1] ?? 0);
 }
-/** A job as the ingest would have queued it (for states the API refuses at the door). */
-async function enqueue(over: Partial<PipeJob>, options: { delay?: number } = {}): Promise<string> {
-  const msgId = `direct-${Math.random().toString(36).slice(2)}`;
-  const job: PipeJob = {
-    msg_id: msgId,
-    pipe_id: pipe.id,
-    bot_id: w.bot.id,
-    channel_id: w.channelId,
-    guild_id: w.guildId,
-    template_id: null,
-    type: null,
-    quote: null,
-    nonce: '',
-    temp_target_id: null,
-    input: 'direct',
-    accepted_at: Date.now(),
-    ...over,
-  };
-  await app.res.pipeRuntime.queue.add('pipe-message', job, { jobId: job.msg_id, ...options });
-  return job.msg_id;
-}
+/** A job of `w`'s pipe as the ingest would have queued it (for states the API refuses at the door). */
+const enqueue = (over: Partial<PipeJob>, options: { delay?: number } = {}): Promise<string> =>
+  enqueueDirect(app, w, pipe.id, over, options);
 
 /** send-pipemsg with `raw` as the body, exactly as given (the key order kept, or none at all). */
 const sendRaw = (token: string, raw: string, query = '') =>

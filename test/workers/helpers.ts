@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { PIPE_JOB_NAME, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, type TestApp } from '../helpers/test-app.js';
 
@@ -167,4 +168,34 @@ parentPort.postMessage('ready');
 `,
   );
   return pathToFileURL(file);
+}
+
+/**
+ * Queues a plain message of `w` through pipe `pipeId` straight into the pipe queue, as the
+ * ingest would have queued it (for states the API refuses at the door); answers its msg_id.
+ */
+export async function enqueueDirect(
+  app: TestApp,
+  w: World,
+  pipeId: string,
+  over: Partial<PipeJob> = {},
+  options: { delay?: number } = {},
+): Promise<string> {
+  const job: PipeJob = {
+    msg_id: `direct-${Math.random().toString(36).slice(2)}`,
+    pipe_id: pipeId,
+    bot_id: w.bot.id,
+    channel_id: w.channelId,
+    guild_id: w.guildId,
+    template_id: null,
+    type: null,
+    quote: null,
+    nonce: '',
+    temp_target_id: null,
+    input: 'direct',
+    accepted_at: Date.now(),
+    ...over,
+  };
+  await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id, ...options });
+  return job.msg_id;
 }

@@ -9,6 +9,7 @@ import {
   createRelayWorld,
   createTemplate,
   createWorld,
+  enqueueDirect,
   ok,
   type RelayServer,
   sendPipe,
@@ -252,28 +253,7 @@ describe('worker processes', () => {
     // A message accepted just before the pipe (then the bot) was turned off is refused by the
     // worker. (The API refuses new ones at once, so the job goes straight into the queue.)
     await admin('pipe/update', { id: p.id, enabled: false });
-    const queuedJob = async () => {
-      const msgId = `direct-${Math.random().toString(36).slice(2)}`;
-      await app.res.pipeRuntime.queue.add(
-        'pipe-message',
-        {
-          msg_id: msgId,
-          pipe_id: p.id,
-          bot_id: w.bot.id,
-          channel_id: w.channelId,
-          guild_id: w.guildId,
-          template_id: null,
-          type: null,
-          quote: null,
-          nonce: '',
-          temp_target_id: null,
-          input: 'accepted just before',
-          accepted_at: Date.now(),
-        },
-        { jobId: msgId },
-      );
-      return msgId;
-    };
+    const queuedJob = () => enqueueDirect(app, w, p.id, { input: 'accepted just before' });
     expect(await outcome(await queuedJob())).toBe('PIPE_DISABLED');
     await admin('pipe/update', { id: p.id, enabled: true });
     await admin('bot/update', { id: w.bot.id, enabled: false });
