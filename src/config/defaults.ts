@@ -85,6 +85,12 @@ export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
  * the five attempts span about 8-15 s.
  */
 export const DEFAULT_RETRY_BASE_MS = 1_000;
+/**
+ * Sent records another worker read but did not write for this long are taken over, in ms: that
+ * worker died in between (src/workers/sent-log.ts). 30 s: far above any store write, and such
+ * records only show late (pipemsg-status answers from the completed job meanwhile).
+ */
+export const DEFAULT_SENT_LOG_CLAIM_IDLE_MS = 30_000;
 /** Bot message budget (pipe deliveries) when the bot sets none: burst, in tokens. */
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */

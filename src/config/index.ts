@@ -37,6 +37,8 @@ export interface Config {
   readonly stalledIntervalMs: number;
   /** Delay before a failed delivery's first retry, doubled per further attempt, in ms. */
   readonly retryBaseMs: number;
+  /** How long a dead worker's unwritten sent records wait before another worker takes them, in ms. */
+  readonly sentLogClaimIdleMs: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -155,5 +157,12 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     lockDurationMs,
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', D.DEFAULT_STALLED_INTERVAL_MS, 100, 600_000),
     retryBaseMs: int(env, 'RETRY_BASE_MS', D.DEFAULT_RETRY_BASE_MS, 10, 60_000),
+    sentLogClaimIdleMs: int(
+      env,
+      'SENT_LOG_CLAIM_IDLE_MS',
+      D.DEFAULT_SENT_LOG_CLAIM_IDLE_MS,
+      1_000,
+      3_600_000,
+    ),
   };
 }

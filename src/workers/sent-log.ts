@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../config/defaults.js';
 import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../ratelimit/redis-errors.js';
@@ -11,10 +12,10 @@ export const SENT_LOG_BATCH = 500;
 export const SENT_LOG_BLOCK_MS = 1_000;
 /**
  * Entries another flusher read but has not confirmed for this long, in ms, are taken over: that
- * worker died between reading and writing them. Far above any store write.
+ * worker died between reading and writing them (the SENT_LOG_CLAIM_IDLE_MS setting).
  */
-export const SENT_LOG_CLAIM_IDLE_MS = 30_000;
-/** How often a flusher looks for such entries, in ms. */
+export const SENT_LOG_CLAIM_IDLE_MS = DEFAULT_SENT_LOG_CLAIM_IDLE_MS;
+/** How often a flusher looks for such entries, in ms (at most a third of the idle time). */
 export const SENT_LOG_CLAIM_EVERY_MS = 10_000;
 /** Flushers that left nothing pending and have been silent this long are forgotten, in ms (1 h). */
 export const SENT_LOG_FORGET_IDLE_MS = 60 * 60 * 1000;

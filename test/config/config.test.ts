@@ -68,6 +68,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...ADMIN, RELAY_TIMEOUT_MS: '0' })).toThrow(
       new ConfigError('config: RELAY_TIMEOUT_MS must be an integer from 100 to 600000 (got "0")'),
     );
+    expect(loadConfig(ADMIN).sentLogClaimIdleMs).toBe(30_000);
+    expect(loadConfig({ ...ADMIN, SENT_LOG_CLAIM_IDLE_MS: '2000' }).sentLogClaimIdleMs).toBe(2_000);
+    expect(() => loadConfig({ ...ADMIN, SENT_LOG_CLAIM_IDLE_MS: '10' })).toThrow(
+      new ConfigError('config: SENT_LOG_CLAIM_IDLE_MS must be an integer from 1000 to 3600000 (got "10")'),
+    );
   });
 
   it('lets the environment win over fallbacks, and treats empty values as unset', () => {

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
+import { sentLogKey } from '../../src/workers/sent-log.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import {
   createPipe,
@@ -147,6 +149,70 @@ describe('worker processes', () => {
     b.child.kill('SIGTERM');
     expect(await b.exited).toBe(0);
   }, 120_000);
+
+  it('a worker killed holding sent records it could not write: another worker writes them, nothing sent twice', async () => {
+    relay.requests.length = 0;
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'record-holding bot',
+      upstream_token: 'tok-held',
+    });
+    const p = await createPipe(app, w);
+    // Worker `a` reaches the database through a proxy this test cuts; Redis stays up, so `a`
+    // keeps relaying and completing jobs, and its flusher reads their sent records but cannot
+    // write them: they stay pending to `a` in the stream's consumer group.
+    const mongo = new URL(app.config.mongoUrl);
+    const proxy = await startTcpProxy(mongo.hostname, Number(mongo.port || 27017));
+    const viaProxy = new URL(app.config.mongoUrl);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    viaProxy.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+    const claim = { SENT_LOG_CLAIM_IDLE_MS: '2000', DB_TIMEOUT_MS: '300' };
+    /** Sent records read by some flusher and not yet written. */
+    const pending = async () =>
+      Number(
+        ((await app.res.redis.xpending(sentLogKey(app.config.redisPrefix), 'recorders')) as [number])[0],
+      );
+    const a = startWorker({ ...claim, MONGO_URL: viaProxy.toString() });
+    running.push(a);
+    try {
+      await started(a);
+      // Warm: its caches hold the pipe, bot and channel, so it can deliver with the database away.
+      const warm = await sendPipe(app, p.token, { content: 'warm' });
+      await expect.poll(async () => (await statuses([warm]))[0], { timeout: 15_000 }).toBe('sent');
+      proxy.cut();
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => sendPipe(app, p.token, { content: `held ${i}` })),
+      );
+      await expect
+        .poll(() => relay.requests.filter((r) => ids.includes(String(r.body.nonce))).length, {
+          timeout: 15_000,
+        })
+        .toBe(20);
+      await expect.poll(pending, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(await statuses(ids)).not.toContain('sent');
+      a.child.kill('SIGKILL');
+      expect(await a.exited).toBeNull();
+    } finally {
+      proxy.restore();
+      await proxy.close();
+    }
+    // `b` takes over what `a` read but never wrote, once it has been idle SENT_LOG_CLAIM_IDLE_MS.
+    const b = startWorker(claim);
+    running.push(b);
+    await started(b);
+    const ids = relay.requests.map((r) => String(r.body.nonce));
+    await expect
+      .poll(async () => (await statuses(ids)).filter((s) => s !== 'sent').length, {
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toBe(0);
+    // Every message reached the relay once: the jobs had completed, nothing ran again.
+    expect(new Set(ids).size).toBe(ids.length);
+    await expect.poll(pending, { timeout: 5_000 }).toBe(0);
+    b.child.kill('SIGTERM');
+    expect(await b.exited).toBe(0);
+  }, 90_000);
 
   it('two workers share one bot limit: the relay never sees more than rate + burst per second', async () => {
     relay.requests.length = 0;
