@@ -93,3 +93,17 @@ export async function takeTokens(
     reserved: reserved === 1,
   };
 }
+
+/**
+ * Records that the request named by `reservation` has paid, for RESERVATION_KEEP_MS: its next
+ * takeTokens with that key passes free (as after a reservation). For a message that paid and was
+ * then put off before it was sent (a relay 429, a database outage), so that its next run is not
+ * charged again.
+ */
+export async function rememberPayment(redis: Redis, reservation: string): Promise<void> {
+  try {
+    await redis.set(reservation, '1', 'PX', RESERVATION_KEEP_MS);
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}

@@ -13,6 +13,7 @@ import {
 } from '../domain/deliveries/records.js';
 import { DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
+import { rememberPayment } from '../ratelimit/token-bucket.js';
 import type { BotRecord } from '../store/index.js';
 import { retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
@@ -126,6 +127,19 @@ export async function processPipeJob(
   };
   const attempt = job.attemptsMade + 1;
   let notPermissionsMention: string[] = [];
+  const reservationKey = messageReservationKey(deps.config.redisPrefix, data.msg_id);
+  // Each message costs its budget once: a run that paid and then ends without sending it (a
+  // relay 429, an outage, a retry, the shutdown deadline) leaves its payment for the next run.
+  let paid = false;
+  const keepPayment = async () => {
+    if (!paid) return;
+    await rememberPayment(deps.redis, reservationKey).catch((err: unknown) => {
+      deps.log.warn('could not keep a paid message budget for its next run', {
+        msg_id: data.msg_id,
+        error: err,
+      });
+    });
+  };
   const delay = async (waitMs: number, source: 'bucket' | 'upstream') => {
     // The bucket's answer is a reserved turn, already apart from every other waiting message's;
     // an upstream 429 is not, so those waits are spread.
@@ -150,6 +164,7 @@ export async function processPipeJob(
       if (!(err instanceof DependencyError)) throw err;
       deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
     });
+    await keepPayment();
     await job.moveToDelayed(at, token);
     throw new DelayedError();
   };
@@ -163,15 +178,17 @@ export async function processPipeJob(
     }
     const checked = await check(ctx, data);
     // The budget before the render: a message put off is rendered once, when its turn comes.
-    // A refused message reserves its tokens and comes back when they are due (a job put off
-    // before has a delay: it may hold such a reservation, which Redis is asked about first).
+    // A refused message reserves its tokens and comes back when they are due; one that paid and
+    // was put off kept its payment. A job that ran before (put off, retried, stalled) may hold
+    // either, which Redis is asked about first.
     const budget = await ctx.budgets.take(
       messageBucketKey(deps.config.redisPrefix, data.bot_id),
       messageLimit(checked.bot),
       checked.cost,
-      { key: messageReservationKey(deps.config.redisPrefix, data.msg_id), mayHold: job.delay > 0 },
+      { key: reservationKey, mayHold: job.delay > 0 || job.attemptsMade > 0 || ranBefore(job) },
     );
     if (!budget.allowed) await delay(budget.retryAfterMs, 'bucket');
+    paid = true;
     const prepared = await render(ctx, data, checked);
     notPermissionsMention = prepared.notPermissionsMention;
     let result: SinkResult;
@@ -198,9 +215,12 @@ export async function processPipeJob(
     // nothing is recorded here (dependency-wait.ts puts the job off). Recording it as failed on
     // the last attempt would kill a message the relay or the store may already hold, as when the
     // sent-log append fails after a 200 from the relay.
-    if (err instanceof DependencyError) throw err;
-    // The process is stopping past its deadline: neither a failure nor a retry of the message.
-    if (err instanceof WorkerClosingError) throw err;
+    if (err instanceof DependencyError || err instanceof WorkerClosingError) {
+      await keepPayment();
+      throw err;
+    }
+    // (WorkerClosingError: the process is stopping past its deadline, neither a failure nor a
+    // retry of the message.)
     const maxAttempts = job.opts.attempts ?? 1;
     const reason = describeFailure(err).reason;
     if (isPermanent(err) || attempt >= maxAttempts) {
@@ -215,6 +235,7 @@ export async function processPipeJob(
       throw new UnrecoverableError(reason);
     }
     metrics.retries.inc({ reason });
+    await keepPayment();
     // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
     const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
     await markRetrying(deps, ids, err, attempt, retryAt);

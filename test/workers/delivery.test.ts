@@ -801,6 +801,35 @@ describe('relay sink', () => {
     }
   });
 
+  it('charges a message its budget once, even when a relay 429 put it off after it paid', async () => {
+    // Two tokens and next to no refill: a message charged twice would leave none for the next.
+    const tight = await createRelayWorld(app, relay.url, {
+      name: 'two-token bot',
+      upstream_token: 'tok-two',
+      rate_capacity: 2,
+      rate_per_second: 0.01,
+    });
+    const tp = await createPipe(app, tight);
+    let slowedDown = false;
+    relay.handler = (body, res) => {
+      if (body.content === 'paid once' && !slowedDown) {
+        slowedDown = true;
+        return answer(
+          res,
+          429,
+          { code: 42900, message: 'slow down', data: {} },
+          { 'X-Rate-Limit-Reset': '0.2' },
+        );
+      }
+      return ok(res, `up-${String(body.nonce)}`);
+    };
+    const first = await sendPipe(app, tp.token, { content: 'paid once' });
+    expect(await settled(first)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(slowedDown).toBe(true);
+    const second = await sendPipe(app, tp.token, { content: 'the second token' });
+    expect(await settled(second, 5_000)).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
   it('never shows the upstream token', async () => {
     const view = await app.request('GET', `/admin/api/bot/view?id=${rw.bot.id}`, { admin: true });
     expect(view.text).not.toContain('upstream-secret-123');
