@@ -128,11 +128,14 @@ export async function processPipeJob(
   const attempt = job.attemptsMade + 1;
   let notPermissionsMention: string[] = [];
   const reservationKey = messageReservationKey(deps.config.redisPrefix, data.msg_id);
-  // Each message costs its budget once: a run that paid and then ends without sending it (a
-  // relay 429, an outage, a retry, the shutdown deadline) leaves its payment for the next run.
+  // A run that paid and then ends before it reached the sink (an outage or the shutdown deadline
+  // while rendering) leaves its payment for the next run. Once the sink was tried, the next try
+  // pays again: a relay 429, 5xx or timeout was a request the relay saw, and every request the
+  // relay sees counts against the bot's rate + burst.
   let paid = false;
+  let reachedSink = false;
   const keepPayment = async () => {
-    if (!paid) return;
+    if (!paid || reachedSink) return;
     await rememberPayment(deps.redis, reservationKey).catch((err: unknown) => {
       deps.log.warn('could not keep a paid message budget for its next run', {
         msg_id: data.msg_id,
@@ -192,6 +195,7 @@ export async function processPipeJob(
     const prepared = await render(ctx, data, checked);
     notPermissionsMention = prepared.notPermissionsMention;
     let result: SinkResult;
+    reachedSink = true;
     try {
       result = await dispatch(ctx, checked.bot, prepared.message);
     } catch (err) {

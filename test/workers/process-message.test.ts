@@ -8,7 +8,7 @@ import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-me
 import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
 import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
-import { processPipeJob } from '../../src/workers/process-message.js';
+import { messageReservationKey, processPipeJob } from '../../src/workers/process-message.js';
 import { RenderPool } from '../../src/workers/render-pool.js';
 import { SentLog } from '../../src/workers/sent-log.js';
 import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
@@ -80,6 +80,8 @@ describe('a run cut off because the worker is stopping', () => {
     await renderer.close();
     expect(await run).toBeInstanceOf(WorkerClosingError);
     expect(await deps.store.deliveries.get(msgId)).toBeNull();
+    // It had paid its budget and never reached the sink: the next run passes free.
+    expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(1);
     expect(await metrics.registry.getSingleMetricAsString('herald_pipe_messages_failed_total')).not.toContain(
       'INTERNAL',
     );
