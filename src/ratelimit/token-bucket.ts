@@ -97,8 +97,8 @@ export async function takeTokens(
 /**
  * Records that the request named by `reservation` has paid, for RESERVATION_KEEP_MS: its next
  * takeTokens with that key passes free (as after a reservation). For a message that paid and was
- * then put off before it was sent (a relay 429, a database outage), so that its next run is not
- * charged again.
+ * then put off before it reached its sink (an outage, or the shutdown deadline while rendering),
+ * so that its next run is not charged again.
  */
 export async function rememberPayment(redis: Redis, reservation: string): Promise<void> {
   try {

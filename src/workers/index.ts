@@ -23,7 +23,7 @@ import { InputDropper } from './drop-inputs.js';
 import { startMetricsServer } from './metrics-server.js';
 import { processPipeJob } from './process-message.js';
 import { RenderPool } from './render-pool.js';
-import { SENT_LOG_CLAIM_EVERY_MS, SentLog } from './sent-log.js';
+import { SentLog } from './sent-log.js';
 
 // The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
@@ -82,7 +82,6 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     });
     const sentLog = new SentLog(deps, deps.redis, flusherConnection, {
       claimIdleMs: config.sentLogClaimIdleMs,
-      claimEveryMs: Math.min(SENT_LOG_CLAIM_EVERY_MS, Math.ceil(config.sentLogClaimIdleMs / 3)),
     });
     await sentLog.start();
     // Closed after the queue consumer (see close()), so in-flight jobs can still append.

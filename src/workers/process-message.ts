@@ -167,7 +167,6 @@ export async function processPipeJob(
       if (!(err instanceof DependencyError)) throw err;
       deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
     });
-    await keepPayment();
     await job.moveToDelayed(at, token);
     throw new DelayedError();
   };
@@ -219,12 +218,12 @@ export async function processPipeJob(
     // nothing is recorded here (dependency-wait.ts puts the job off). Recording it as failed on
     // the last attempt would kill a message the relay or the store may already hold, as when the
     // sent-log append fails after a 200 from the relay.
+    // Nor is a run cut off because this process is stopping past its deadline
+    // (WorkerClosingError): neither a failure nor a retry of the message.
     if (err instanceof DependencyError || err instanceof WorkerClosingError) {
       await keepPayment();
       throw err;
     }
-    // (WorkerClosingError: the process is stopping past its deadline, neither a failure nor a
-    // retry of the message.)
     const maxAttempts = job.opts.attempts ?? 1;
     const reason = describeFailure(err).reason;
     if (isPermanent(err) || attempt >= maxAttempts) {

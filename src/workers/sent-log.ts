@@ -11,11 +11,10 @@ export const SENT_LOG_BATCH = 500;
 /** How long an idle flusher waits in one blocking read for new entries, in ms. */
 export const SENT_LOG_BLOCK_MS = 1_000;
 /**
- * Entries another flusher read but has not confirmed for this long, in ms, are taken over: that
- * worker died between reading and writing them (the SENT_LOG_CLAIM_IDLE_MS setting).
+ * How often a flusher looks for entries another flusher read but has not confirmed for
+ * `claimIdleMs` (the SENT_LOG_CLAIM_IDLE_MS setting: that worker died between reading and writing
+ * them), in ms; at most a third of the idle time, so that they wait at most about 4/3 of it.
  */
-export const SENT_LOG_CLAIM_IDLE_MS = DEFAULT_SENT_LOG_CLAIM_IDLE_MS;
-/** How often a flusher looks for such entries, in ms (at most a third of the idle time). */
 export const SENT_LOG_CLAIM_EVERY_MS = 10_000;
 /** Flushers that left nothing pending and have been silent this long are forgotten, in ms (1 h). */
 export const SENT_LOG_FORGET_IDLE_MS = 60 * 60 * 1000;
@@ -65,7 +64,7 @@ export interface SentLogTimings {
 
 const DEFAULT_TIMINGS: SentLogTimings = {
   blockMs: SENT_LOG_BLOCK_MS,
-  claimIdleMs: SENT_LOG_CLAIM_IDLE_MS,
+  claimIdleMs: DEFAULT_SENT_LOG_CLAIM_IDLE_MS,
   claimEveryMs: SENT_LOG_CLAIM_EVERY_MS,
   forgetIdleMs: SENT_LOG_FORGET_IDLE_MS,
   retryMs: SENT_LOG_RETRY_MS,
@@ -106,7 +105,12 @@ export class SentLog {
     timings: Partial<SentLogTimings> = {},
   ) {
     this.key = sentLogKey(deps.config.redisPrefix);
-    this.timings = { ...DEFAULT_TIMINGS, ...timings };
+    const claimIdleMs = timings.claimIdleMs ?? DEFAULT_TIMINGS.claimIdleMs;
+    this.timings = {
+      ...DEFAULT_TIMINGS,
+      claimEveryMs: Math.min(SENT_LOG_CLAIM_EVERY_MS, Math.ceil(claimIdleMs / 3)),
+      ...timings,
+    };
   }
 
   /** Records that a message was sent; resolves once Redis holds the outcome. */

@@ -1,6 +1,6 @@
 import { HeraldError } from '../../errors/herald-error.js';
 import { type CardPath, formatPath } from '../cards/card-path.js';
-import type { CardSyntaxPosition } from './card-syntax-error.js';
+import { type CardSyntaxPosition, placeData, placePrefix } from './card-syntax-error.js';
 
 /**
  * The card parsed but breaks a card rule. `path` names the offending value the way a template
@@ -20,21 +20,10 @@ export class CardInvalidError extends HeraldError {
 
   constructor(at: CardPath, rule: string, position?: CardSyntaxPosition, excerpt?: string) {
     const path = formatPath(at);
-    const where = position ? `line ${position.line}, column ${position.column}: ` : '';
     super(
       'CARD_INVALID',
-      { detail: `${where}${path}: ${rule}` },
-      {
-        data: position
-          ? {
-              path,
-              rule,
-              line: position.line,
-              column: position.column,
-              ...(excerpt !== undefined ? { excerpt } : {}),
-            }
-          : { path, rule },
-      },
+      { detail: `${placePrefix(position)}${path}: ${rule}` },
+      { data: { path, rule, ...placeData(position, excerpt) } },
     );
     this.path = path;
     this.rule = rule;

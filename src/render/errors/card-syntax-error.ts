@@ -7,6 +7,16 @@ export interface CardSyntaxPosition {
   readonly column: number;
 }
 
+/** How a card error names its place in its message: `line N, column M: `, or nothing. */
+export const placePrefix = (position: CardSyntaxPosition | undefined): string =>
+  position ? `line ${position.line}, column ${position.column}: ` : '';
+
+/** A card error's place in its `data`: line, column and the excerpt there, when known. */
+export const placeData = (position: CardSyntaxPosition | undefined, excerpt: string | undefined) =>
+  position
+    ? { line: position.line, column: position.column, ...(excerpt !== undefined ? { excerpt } : {}) }
+    : {};
+
 /**
  * The rendered card text is not well-formed JSON, YAML or XML, or (XML, YAML) uses a construct
  * Herald refuses for safety (DOCTYPE, entities, tags, aliases). The position goes both into the
@@ -26,20 +36,10 @@ export class CardSyntaxError extends HeraldError {
     position?: CardSyntaxPosition,
     excerpt?: string,
   ) {
-    const where = position ? `line ${position.line}, column ${position.column}: ` : '';
     super(
       'CARD_SYNTAX',
-      { format, detail: where + detail },
-      {
-        data: position
-          ? {
-              format,
-              line: position.line,
-              column: position.column,
-              ...(excerpt !== undefined ? { excerpt } : {}),
-            }
-          : { format },
-      },
+      { format, detail: placePrefix(position) + detail },
+      { data: { format, ...placeData(position, excerpt) } },
     );
     this.format = format;
     this.position = position;
