@@ -128,14 +128,16 @@ export async function processPipeJob(
   const attempt = job.attemptsMade + 1;
   let notPermissionsMention: string[] = [];
   const reservationKey = messageReservationKey(deps.config.redisPrefix, data.msg_id);
-  // A run that paid and then ends before it reached the sink (an outage or the shutdown deadline
-  // while rendering) leaves its payment for the next run. Once the sink was tried, the next try
-  // pays again: a relay 429, 5xx or timeout was a request the relay saw, and every request the
-  // relay sees counts against the bot's rate + burst.
+  // A run that paid and then ends without a send anyone saw (an outage or the shutdown deadline
+  // while rendering, a timeline insert the database did not take) leaves its payment for the
+  // next run. Once the relay was asked, the next try pays again: a relay 429, 5xx or timeout was
+  // a request the relay saw, and every request the relay sees counts against the bot's
+  // rate + burst. (A timeline insert that did land is found by the next run before it pays:
+  // sentInEarlierRun.)
   let paid = false;
-  let reachedSink = false;
+  let relaySaw = false;
   const keepPayment = async () => {
-    if (!paid || reachedSink) return;
+    if (!paid || relaySaw) return;
     await rememberPayment(deps.redis, reservationKey).catch((err: unknown) => {
       deps.log.warn('could not keep a paid message budget for its next run', {
         msg_id: data.msg_id,
@@ -194,7 +196,7 @@ export async function processPipeJob(
     const prepared = await render(ctx, data, checked);
     notPermissionsMention = prepared.notPermissionsMention;
     let result: SinkResult;
-    reachedSink = true;
+    relaySaw = checked.bot.sink === 'relay';
     try {
       result = await dispatch(ctx, checked.bot, prepared.message);
     } catch (err) {

@@ -613,3 +613,40 @@ describe("the worker's database cut off while a bot is over its limit", () => {
     }
   }, 60_000);
 });
+
+describe("a timeline insert the worker's database did not take", () => {
+  it('leaves the paid budget to the next run: sent once the database is back, with no wait for a refill', async () => {
+    // A burst of 2 and one token an hour: a second payment for the same message would hold it
+    // for an hour.
+    const w = await createWorld(app, { name: 'insert cut bot', rate_capacity: 2, rate_per_second: 1 / 3600 });
+    const pipe = await createPipe(app, w);
+    // One message warms the worker's caches (so the checks pass while the database is away) and
+    // spends the first token.
+    expect(await settled(await sendPipe(app, pipe.token, { content: 'warm up' }))).toMatchObject({
+      status: 'sent',
+    });
+
+    mongoProxy.cut();
+    let msgId = '';
+    try {
+      msgId = await sendPipe(app, pipe.token, { content: 'insert cut' });
+      // Its first run pays the last token and its insert fails; it is put off and runs again,
+      // each time past the budget (the kept payment) and into the cut database.
+      await expect
+        .poll(async () => (await app.res.pipeRuntime.queue.getJob(msgId))?.attemptsStarted ?? 0, {
+          timeout: 10_000,
+          interval: 50,
+        })
+        .toBeGreaterThanOrEqual(3);
+    } finally {
+      mongoProxy.restore();
+    }
+    expect(await settled(msgId, 10_000)).toMatchObject({ status: 'sent', attempts: 1 });
+    const timeline = await app.res.store.messages.listByChannel(w.channelId, {
+      page: 1,
+      pageSize: 10,
+      sort: { field: 'create_at', dir: -1 },
+    });
+    expect(timeline.items.map((m) => m.id).filter((id) => id === msgId)).toHaveLength(1);
+  }, 40_000);
+});
