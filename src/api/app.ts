@@ -29,8 +29,9 @@ export function createHttpHandler(deps: PipeDeps): RequestListener {
   return (req, res) => {
     if (req.method === 'POST') {
       const target = splitTarget(req.url ?? '/');
-      if (isSendPipemsgPath(target.path)) return sendPipemsg(req, res, target.path, target.query);
+      if (target && isSendPipemsgPath(target.path)) return sendPipemsg(req, res, target.path, target.query);
     }
+    // Koa answers everything else, a target that is not a URL included (404, in the envelope).
     void koa(req, res);
   };
 }

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,5 +250,34 @@ describe('around the body', () => {
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
     expect(get.body.code).toBe(40500);
+  });
+
+  it('takes an absolute-form target; one that is not a URL gets a 404 envelope and the process serves on', async () => {
+    /** One request written as raw bytes (Node's client would refuse these targets). */
+    const raw = (target: string, body: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { hostname, port } = new URL(app.base);
+        const socket = connect(Number(port), hostname, () => {
+          // Written, not ended: the server answers a half-closed connection with nothing.
+          socket.write(
+            `POST ${target} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (c: string) => {
+          text += c;
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const absolute = await raw(`http://localhost${sendPath(plainToken)}`, '{"content":"absolute"}');
+    expect(absolute).toMatch(/^HTTP\/1\.1 200 /);
+    // WHATWG URL refuses this target; Node's HTTP parser does not.
+    const bad = await raw('http://a:b:c/x', '{}');
+    expect(bad).toMatch(/^HTTP\/1\.1 404 /);
+    expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 40400 });
+    expect((await app.request('GET', '/healthz')).status).toBe(200);
   });
 });

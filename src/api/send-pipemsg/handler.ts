@@ -38,9 +38,15 @@ export function isSendPipemsgPath(path: string): boolean {
   return p === SEND_PATH_LOWER || p === `${SEND_PATH_LOWER}/`;
 }
 
-/** A request target split into path and query string (absolute-form targets included). */
-export function splitTarget(url: string): { path: string; query: string } {
+/**
+ * A request target split into path and query string (absolute-form targets included), or null
+ * for one that is not a URL. Node's parser lets through absolute-form targets WHATWG URL
+ * refuses (`http://a:b:c/x`); this runs outside any handler's error handling, so it must not
+ * throw.
+ */
+export function splitTarget(url: string): { path: string; query: string } | null {
   if (!url.startsWith('/')) {
+    if (!URL.canParse(url, 'http://localhost')) return null;
     const parsed = new URL(url, 'http://localhost');
     return { path: parsed.pathname, query: parsed.search.slice(1) };
   }
