@@ -62,6 +62,16 @@ const BINARY: Readonly<Record<string, Binary>> = {
 
 const NO_ARGS: readonly Value[] = [];
 
+/**
+ * A filter's or function's string result, checked against the string bound and charged by its
+ * length: whatever a filter's arguments make it produce (escapes that grow their input, a date
+ * format of a million characters), a long result costs budget and a too-long one ends the render.
+ */
+function checkedResult(st: RenderState, r: Value): Value {
+  if (typeof r === 'string' && r.length > 4096) st.checkString(r.length);
+  return r;
+}
+
 /** PHP's ArgumentCountError, raised when the template is compiled rather than rendered. */
 function checkArity(fns: readonly unknown[], required: number, max: number, what: string, pos: number): void {
   for (let i = 0; i < required; i++) {
@@ -297,7 +307,7 @@ export class ExprCompiler {
       const v = input(f);
       // string filters are linear in their input: charge long inputs to the budget
       if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
-      return fn(f.st, v, fns.length === 0 ? NO_ARGS : evalArgs(f, fns));
+      return checkedResult(f.st, fn(f.st, v, fns.length === 0 ? NO_ARGS : evalArgs(f, fns)));
     }, pos);
   }
 
@@ -322,7 +332,7 @@ export class ExprCompiler {
     const fn = def.fn;
     return this.guard((f) => {
       f.st.step();
-      return fn(f.st, evalArgs(f, fns));
+      return checkedResult(f.st, fn(f.st, evalArgs(f, fns)));
     }, pos);
   }
 

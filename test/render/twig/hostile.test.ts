@@ -282,3 +282,34 @@ describe('megabyte strings in loops', () => {
     expectLimit(template, /maxSteps|maxRenderMs|maxStringLength/);
   });
 });
+
+/** A string of 2^n copies of `unit`, built by the template itself (short source). */
+const doubled = (unit: string, n: number) =>
+  `{% set f = "${unit}" %}{% for i in 1..${n} %}{% set f = f ~ f %}{% endfor %}`;
+
+describe('work chosen by arguments, not input', () => {
+  it.each([
+    // Each T took an Intl call: 2^18 of them ran for 26 s before the bound was looked at.
+    ['date format of zone abbreviations', `${doubled('T', 19)}{{ 0|date(f, "America/New_York") }}`],
+    ['date format of composite dates', `${doubled('c', 20)}{{ 0|date(f) }}`],
+    // 2^18 zone names: a 3.4-million-character result.
+    ['date format past the string bound', `${doubled('e', 18)}{{ 0|date(f, "America/New_York") }}`],
+    ['date method format', `${doubled('T', 19)}{{ date(0, "America/New_York").format(f) }}`],
+    // 524,288 characters in, 1,572,864 out: past the string bound, and nothing looked.
+    ['escapes that grow their input', `${doubled('<', 19)}{% set g = f|url_encode %}{{ g|length }}`],
+  ])('%s', (_name, template) => {
+    expectLimit(template, /maxSteps|maxRenderMs|maxStringLength/);
+  });
+
+  it('a date_modify of as many terms as the string bound allows ends quickly', () => {
+    const start = performance.now();
+    expect(render(`${doubled('+1 day ', 17)}{{ 0|date_modify(f)|date("Y") }}`)).toBe('2328');
+    expect(performance.now() - start).toBeLessThan(500);
+  });
+
+  it('ordinary formats and modifiers still render', () => {
+    expect(
+      render('{{ 0|date("D, d M Y T", "America/New_York") }}|{{ 0|date_modify("+1 day noon")|date("c") }}'),
+    ).toBe('Wed, 31 Dec 1969 EST|1970-01-02T12:00:00+00:00');
+  });
+});

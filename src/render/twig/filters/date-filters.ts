@@ -5,9 +5,9 @@ import { type FilterDef, filter } from './types.js';
 export const DATE_FILTERS: Readonly<Record<string, FilterDef>> = {
   date: filter(['format', 'timezone'], (st, v, a) => {
     const format = a[0] === undefined || a[0] === null ? 'F j, Y H:i' : toStr(a[0]);
-    return formatDate(toDate(st, v, a[1]), format);
+    return formatDate(st, toDate(st, v, a[1]), format);
   }),
-  date_modify: filter(['modifier'], (st, v, a) => modify(toDate(st, v, false), toStr(a[0] ?? '')), {
+  date_modify: filter(['modifier'], (st, v, a) => modify(st, toDate(st, v, false), toStr(a[0] ?? '')), {
     required: 1,
   }),
 };

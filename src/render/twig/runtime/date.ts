@@ -20,7 +20,7 @@ export class TwigDate extends MethodObject {
   protected get methods(): ReadonlyMap<string, Method> {
     return new Map<string, Method>([
       ['gettimestamp', () => Math.floor(this.ms / 1000)],
-      ['format', (_st, args) => formatDate(this, toStr(args[0] ?? ''))],
+      ['format', (st, args) => formatDate(st, this, toStr(args[0] ?? ''))],
       ['getoffset', () => offsetMinutes(this.ms, this.tz) * 60],
     ]);
   }
@@ -112,16 +112,31 @@ const UNITS: Record<string, number> = {
   fortnight: 1209600,
 };
 
-/** Applies "+1 day", "-2 hours", "tomorrow", "midnight" style modifiers (a subset of PHP's). */
-export function modify(base: TwigDate, text: string): TwigDate {
+const DAY_OF_MONTH = /(first|last) day of (this|next|last|previous) month\s*/y;
+const DAY_WORD = /(now|today|midnight|tomorrow|yesterday|noon)\b\s*/y;
+const RELATIVE = /([+-]?\s*\d+)\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b\s*/y;
+
+/** The sticky `re` matched at `at` in `text`, or null. */
+function matchAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  return re.exec(text);
+}
+
+/**
+ * Applies "+1 day", "-2 hours", "tomorrow", "midnight" style modifiers (a subset of PHP's). The
+ * modifier is the template's to choose: each of its terms is a step of the render's budget.
+ */
+export function modify(st: RenderState, base: TwigDate, text: string): TwigDate {
   let ms = base.ms;
-  let rest = text.trim().toLowerCase();
+  const rest = text.trim().toLowerCase();
   const startOfDay = (t: number): number => {
     const off = offsetMinutes(t, base.tz) * 60000;
     return Math.floor((t + off) / 86400000) * 86400000 - off;
   };
-  while (rest.length > 0) {
-    const dayOf = /^(first|last) day of (this|next|last|previous) month\s*/.exec(rest);
+  let at = 0;
+  while (at < rest.length) {
+    st.step();
+    const dayOf = matchAt(DAY_OF_MONTH, rest, at);
     if (dayOf) {
       const off = offsetMinutes(ms, base.tz) * 60000;
       const d = new Date(ms + off);
@@ -130,20 +145,18 @@ export function modify(base: TwigDate, text: string): TwigDate {
       const day = dayOf[1] === 'first' ? 1 : 0;
       ms =
         Date.UTC(d.getUTCFullYear(), month, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) - off;
-      rest = rest.slice(dayOf[0].length);
+      at += dayOf[0].length;
       continue;
     }
-    const word = /^(now|today|midnight|tomorrow|yesterday|noon)\b\s*/.exec(rest);
-    const rel = word
-      ? null
-      : /^([+-]?\s*\d+)\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b\s*/.exec(rest);
-    const m = word ?? rel;
+    const word = matchAt(DAY_WORD, rest, at);
+    const rel = word ? null : matchAt(RELATIVE, rest, at);
     if (word) {
       const w = word[1]!;
       if (w === 'today' || w === 'midnight') ms = startOfDay(ms);
       else if (w === 'tomorrow') ms = startOfDay(ms) + 86400000;
       else if (w === 'yesterday') ms = startOfDay(ms) - 86400000;
       else if (w === 'noon') ms = startOfDay(ms) + 43200000;
+      at += word[0].length;
     } else if (rel) {
       const n = Number(rel[1]!.replace(/\s+/g, ''));
       const unit = rel[2]!;
@@ -154,10 +167,10 @@ export function modify(base: TwigDate, text: string): TwigDate {
         else d.setUTCFullYear(d.getUTCFullYear() + n);
         ms = d.getTime() - off;
       } else ms += n * UNITS[unit]! * 1000;
+      at += rel[0].length;
     } else {
       return fail(`DateTime::modify(): Failed to parse time string (${text})`);
     }
-    rest = rest.slice(m![0].length);
   }
   return new TwigDate(ms, base.tz);
 }
@@ -212,7 +225,7 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     /^[+-]?\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b|^(today|tomorrow|yesterday|midnight|noon)\b|^(first|last) day of/i.test(
       s,
     );
-  if (rel) return modify(new TwigDate(st.now, tz), s);
+  if (rel) return modify(st, new TwigDate(st.now, tz), s);
   // Other formats ("15 Jan 2024", "01/15/2024"): read the wall clock as UTC, then place it in the
   // default timezone, never in the host's local zone.
   const asUtc = Date.parse(`${s} UTC`);
@@ -266,8 +279,15 @@ function offsetString(min: number, colon: boolean): string {
   return `${sign}${p2(Math.floor(a / 60))}${colon ? ':' : ''}${p2(a % 60)}`;
 }
 
-/** PHP's date() format characters. */
-export function formatDate(d: TwigDate, format: string): string {
+/** How many format characters formatDate reads between looks at the length of its output. */
+const FORMAT_CHECK_EVERY = 1024;
+
+/**
+ * PHP's date() format characters. The format is the template's to choose, so each character is
+ * a step of the render's budget and the output's length is checked as it grows: a format of a
+ * million `T`s or `e`s ends in a TemplateLimitError, not in seconds of work or a 30 MB string.
+ */
+export function formatDate(st: RenderState, d: TwigDate, format: string): string {
   const off = offsetMinutes(d.ms, d.tz);
   const local = new Date(Math.floor(d.ms / 1000) * 1000 + off * 60000);
   const micros = Math.round((d.ms - Math.floor(d.ms / 1000) * 1000) * 1000);
@@ -279,8 +299,12 @@ export function formatDate(d: TwigDate, format: string): string {
   const s = local.getUTCSeconds();
   const w = local.getUTCDay();
   const leap = (Y % 4 === 0 && Y % 100 !== 0) || Y % 400 === 0;
+  // The zone's abbreviation can take an Intl call: worked out once, on first use.
+  let abbr: string | undefined;
   let out = '';
   for (let k = 0; k < format.length; k++) {
+    st.step();
+    if (k % FORMAT_CHECK_EVERY === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
     const c = format[k]!;
     switch (c) {
       case 'd':
@@ -400,16 +424,17 @@ export function formatDate(d: TwigDate, format: string): string {
         out += off === 0 ? 'Z' : offsetString(off, true);
         break;
       case 'T':
-        out += d.tz === 'UTC' ? 'UTC' : OFFSET_RE.test(d.tz) ? offsetString(off, true) : tzAbbr(d);
+        abbr ??= d.tz === 'UTC' ? 'UTC' : OFFSET_RE.test(d.tz) ? offsetString(off, true) : tzAbbr(d);
+        out += abbr;
         break;
       case 'Z':
         out += off * 60;
         break;
       case 'c':
-        out += formatDate(d, 'Y-m-d\\TH:i:sP');
+        out += formatDate(st, d, 'Y-m-d\\TH:i:sP');
         break;
       case 'r':
-        out += formatDate(d, 'D, d M Y H:i:s O');
+        out += formatDate(st, d, 'D, d M Y H:i:s O');
         break;
       case 'U':
         out += Math.floor(d.ms / 1000);
@@ -422,6 +447,7 @@ export function formatDate(d: TwigDate, format: string): string {
         out += c;
     }
   }
+  st.checkString(out.length);
   return out;
 }
 
