@@ -20,7 +20,14 @@ export const isElement = (child: XmlChild): child is XmlElement => 'name' in chi
  * can be declared, is refused before parsing; the five predefined entities and character
  * references are decoded here, and any other `&name;` is an error.
  */
+/**
+ * Deepest element nesting of a card document. Real cards nest a handful of levels; the parser
+ * recurses per level, so it has a bound (fast-xml-parser's own default, named here).
+ */
+export const XML_MAX_DEPTH = 100;
+
 const parser = new XMLParser({
+  maxNestedTags: XML_MAX_DEPTH,
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '',
@@ -54,7 +61,23 @@ export function parseXmlTree(text: string): XmlElement {
   if (verdict !== true) {
     throw new CardSyntaxError('xml', verdict.err.msg, { line: verdict.err.line, column: verdict.err.col });
   }
-  const roots = toChildren(parser.parse(text) as unknown[], text, 0);
+  const deep = tooDeepAt(text);
+  if (deep >= 0) {
+    throw new CardSyntaxError(
+      'xml',
+      `elements are nested more than ${XML_MAX_DEPTH} levels deep`,
+      lineColumn(text, deep),
+    );
+  }
+  let parsed: unknown[];
+  try {
+    parsed = parser.parse(text) as unknown[];
+  } catch (err) {
+    // The validator and the checks above leave the parser nothing to refuse; should it refuse
+    // anyway (a future version's new bound), the card is still unreadable, not a server fault.
+    throw new CardSyntaxError('xml', err instanceof Error ? err.message : String(err), lineColumn(text, 0));
+  }
+  const roots = toChildren(parsed, text, 0);
   const elements = roots.filter(isElement);
   const stray = roots.find((child) => !isElement(child) && child.text.trim() !== '');
   if (stray || elements.length !== 1) {
@@ -62,6 +85,43 @@ export function parseXmlTree(text: string): XmlElement {
     throw new CardSyntaxError('xml', 'the document must have exactly one root element', lineColumn(text, at));
   }
   return elements[0] as XmlElement;
+}
+
+/**
+ * Offset of the first start tag nested deeper than XML_MAX_DEPTH, or -1. Runs on a document the
+ * validator accepted, so tags are well formed; comments, CDATA and processing instructions are
+ * skipped, and a `>` inside a quoted attribute value does not end its tag.
+ */
+function tooDeepAt(text: string): number {
+  let depth = 0;
+  let at = text.indexOf('<');
+  while (at >= 0) {
+    let next: number;
+    if (text.startsWith('<!--', at)) next = text.indexOf('-->', at + 4);
+    else if (text.startsWith('<![CDATA[', at)) next = text.indexOf(']]>', at + 9);
+    else if (text.startsWith('<?', at)) next = text.indexOf('?>', at + 2);
+    else if (text[at + 1] === '/') {
+      depth -= 1;
+      next = text.indexOf('>', at);
+    } else {
+      let quote = '';
+      next = at + 1;
+      for (; next < text.length; next++) {
+        const c = text[next];
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '>') break;
+      }
+      if (text[next - 1] !== '/') {
+        depth += 1;
+        if (depth > XML_MAX_DEPTH) return at;
+      }
+    }
+    if (next < 0) return -1;
+    at = text.indexOf('<', next + 1);
+  }
+  return -1;
 }
 
 function toChildren(nodes: readonly unknown[], source: string, parentOffset: number): XmlChild[] {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type CardFormat, CardSyntaxError, convertCard } from '../../../src/render/cards/index.js';
+import {
+  type CardFormat,
+  CardInvalidError,
+  CardSyntaxError,
+  convertCard,
+} from '../../../src/render/cards/index.js';
 import { NOW } from './helpers.js';
 
 function syntaxError(text: string, format: CardFormat): CardSyntaxError {
@@ -193,6 +198,22 @@ describe('card parse errors', () => {
     const data = syntaxError(long, 'json').data as { column: number; excerpt: string };
     expect(data.excerpt).toHaveLength(160);
     expect(long.slice(data.column - 80, data.column + 80)).toBe(data.excerpt);
+  });
+
+  it('refuses elements nested past the bound at the start tag that goes too deep', () => {
+    // 101 levels: fast-xml-parser's own plain Error once (a 500 in preview, five retries in a worker).
+    const deep = `<card>\n${'<container>'.repeat(100)}${'</container>'.repeat(100)}</card>`;
+    const error = syntaxError(deep, 'xml');
+    expect(error.params.detail).toBe('line 2, column 1090: elements are nested more than 100 levels deep');
+  });
+
+  it('takes elements nested to the bound, and quoted > and comments do not confuse the depth', () => {
+    const tags = (n: number) => `${'<container a="x>y">'.repeat(n)}<!-- <a> -->${'</container>'.repeat(n)}`;
+    // Through the parser to the card's own rules, which refuse the made-up attribute.
+    expect(() => convertCard(`<card>${tags(99)}</card>`, 'xml', NOW)).toThrow(CardInvalidError);
+    expect(() => convertCard(`<card>${tags(99)}</card>`, 'xml', NOW)).toThrow(
+      /modules\[0\]\.a: is not a field/,
+    );
   });
 
   it('never expands an entity, even one declared harmlessly', () => {
