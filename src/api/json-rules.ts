@@ -78,3 +78,25 @@ export function isJsonContentType(header: string | undefined): boolean {
   const media = (semi < 0 ? header : header.slice(0, semi)).trim().toLowerCase();
   return media === 'application/json' || JSON_SUFFIX.test(media);
 }
+
+/** The content encodings a body may come in, by the name both readers give them. */
+export type BodyEncoding = 'identity' | 'gzip' | 'deflate' | 'br';
+
+/**
+ * A request's Content-Encoding as one of BodyEncoding (any case, `x-gzip` as gzip), or undefined
+ * for one Herald does not take (415).
+ */
+export function bodyEncodingOf(header: string | undefined): BodyEncoding | undefined {
+  const encoding = (header ?? 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case 'identity':
+    case 'gzip':
+    case 'deflate':
+    case 'br':
+      return encoding;
+    case 'x-gzip':
+      return 'gzip';
+    default:
+      return undefined;
+  }
+}

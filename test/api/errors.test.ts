@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -108,6 +109,33 @@ describe('error envelope by status', () => {
       headers: { 'Content-Type': 'text/plain' },
     });
     expect(text.status).toBe(415);
+  });
+
+  it('takes the bodies send-pipemsg takes: any-case and x-gzip encodings, +json types; 415 and 400 otherwise', async () => {
+    const create = (raw: string | Uint8Array, headers: Record<string, string>) =>
+      app.request('POST', '/admin/api/bot/create', {
+        admin: true,
+        raw,
+        headers: { 'Content-Type': 'application/json', ...en, ...headers },
+      });
+    const gz = gzipSync(JSON.stringify({ name: 'zipped' }));
+    for (const encoding of ['gzip', 'GZIP', ' x-gzip ']) {
+      const r = await create(gz, { 'Content-Encoding': encoding });
+      expect([encoding, r.status, r.body.code]).toEqual([encoding, 200, 0]);
+    }
+    const suffixed = await create(JSON.stringify({ name: 'suffixed', default_score: 7 }), {
+      'Content-Type': 'application/vnd.herald+json',
+    });
+    expect(suffixed.status).toBe(200);
+    expect(suffixed.body.data).toMatchObject({ bot: { default_score: 7 } });
+
+    const unknown = await create(gz, { 'Content-Encoding': 'compress' });
+    expect([unknown.status, unknown.body.code]).toEqual([415, 41500]);
+    const corrupt = await create(Buffer.concat([gz.subarray(0, 12), Buffer.alloc(12, 7)]), {
+      'Content-Encoding': 'gzip',
+    });
+    expect([corrupt.status, corrupt.body.code]).toEqual([400, 40003]);
+    expect(corrupt.body.message).toMatch(/could not be decompressed/);
   });
 
   it('429 once the bot budget is spent, with the rate-limit headers on every answer', async () => {

@@ -21,7 +21,7 @@ export interface RequestOptions {
   readonly admin?: boolean | string;
   readonly json?: unknown;
   /** Raw body text (sent as given, with `headers` deciding the content type). */
-  readonly raw?: string;
+  readonly raw?: string | Uint8Array;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -86,7 +86,7 @@ export async function startTestApp(
       if (options.admin !== undefined && options.admin !== false) {
         headers.Authorization = `Bearer ${options.admin === true ? TEST_ADMIN_TOKEN : options.admin}`;
       }
-      let body: string | undefined = options.raw;
+      let body: string | Uint8Array | undefined = options.raw;
       if (options.json !== undefined) {
         body = JSON.stringify(options.json);
         headers['Content-Type'] ??= 'application/json';

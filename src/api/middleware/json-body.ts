@@ -1,7 +1,14 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { HeraldError } from '../../errors/index.js';
-import { bodyTooLarge, checkKeys, explainParseFailure, hasBody, isJsonContentType } from '../json-rules.js';
+import {
+  bodyEncodingOf,
+  bodyTooLarge,
+  checkKeys,
+  explainParseFailure,
+  hasBody,
+  isJsonContentType,
+} from '../json-rules.js';
 
 /**
  * POST bodies are JSON objects or arrays, nothing else: a form or text body is 415, bad JSON
@@ -18,14 +25,26 @@ export function jsonBody(limitBytes: number): Middleware {
     jsonLimit: limitBytes,
     includeUnparsed: true,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH],
+    // What isJsonContentType takes: application/json and every +json type (type-is reads a
+    // leading `+` as any type with that suffix).
+    jsonTypes: ['application/json', '+json'],
     onError(err) {
-      const type = (err as Error & { type?: string }).type;
-      if (type === 'entity.too.large') throw bodyTooLarge(limitBytes);
-      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      const e = err as Error & { type?: string; status?: number; body?: unknown; code?: string };
+      if (e.type === 'entity.too.large') throw bodyTooLarge(limitBytes);
+      if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported' || e.status === 415) {
         throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
       }
-      const raw = (err as Error & { body?: unknown }).body;
-      if (err instanceof SyntaxError && typeof raw === 'string') throw explainParseFailure(raw);
+      if (err instanceof SyntaxError && typeof e.body === 'string') throw explainParseFailure(e.body);
+      // zlib's own errors (Z_DATA_ERROR, Z_BUF_ERROR...): a corrupt compressed body.
+      if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
+        throw new HeraldError('BODY_UNREADABLE', {
+          detail: `the content could not be decompressed (${e.message})`,
+        });
+      }
+      // raw-body's refusals (aborted, length mismatch) carry a 4xx status and a plain message.
+      if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+        throw new HeraldError('BODY_UNREADABLE', { detail: e.message });
+      }
       throw err;
     },
   });
@@ -38,6 +57,10 @@ export function jsonBody(limitBytes: number): Middleware {
     if (!isJsonContentType(ctx.req.headers['content-type'])) {
       throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
     }
+    const encoding = bodyEncodingOf(ctx.req.headers['content-encoding']);
+    if (encoding === undefined) throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
+    // koa-body's decompressor knows the lower-case names only; send-pipemsg takes any case.
+    ctx.req.headers['content-encoding'] = encoding;
     return parse(ctx, async () => {
       checkKeys(ctx.request.body);
       await next();

@@ -3,7 +3,14 @@ import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { HeraldError } from '../../errors/index.js';
 import { decodeUtf8 } from '../../text/utf8.js';
-import { bodyTooLarge, checkKeys, explainParseFailure, hasBody, isJsonContentType } from '../json-rules.js';
+import {
+  bodyEncodingOf,
+  bodyTooLarge,
+  checkKeys,
+  explainParseFailure,
+  hasBody,
+  isJsonContentType,
+} from '../json-rules.js';
 
 /*
  * The send-pipemsg body reader. It takes the same bodies as the Koa routes' koa-body reader
@@ -32,12 +39,10 @@ export interface JsonBody {
  * encoding Herald does not take.
  */
 function decoderFor(req: IncomingMessage): Transform | null | undefined {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  switch (encoding) {
+  switch (bodyEncodingOf(req.headers['content-encoding'])) {
     case 'identity':
       return null;
     case 'gzip':
-    case 'x-gzip':
     case 'deflate':
       // createUnzip takes gzip and zlib-wrapped deflate alike, telling them by their header.
       return createUnzip();
