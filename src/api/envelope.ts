@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { HeraldError, type Lang, SUCCESS_MESSAGE } from '../errors/index.js';
 
 /** The platform's response envelope. */
@@ -12,7 +11,7 @@ export function success(data: unknown, lang: Lang): Envelope {
   return { code: 0, message: SUCCESS_MESSAGE[lang], data };
 }
 
-export const newErrorId = (): string => randomBytes(6).toString('hex');
+export { newErrorId } from '../errors/index.js';
 
 /**
  * The one place that turns any thrown value into an HTTP status and envelope. Known errors

@@ -250,8 +250,8 @@ export const CATALOGUE = {
   DELIVERY_INTERNAL: def(
     50003,
     500,
-    '投递时发生内部错误：{detail}',
-    'Internal error while delivering: {detail}',
+    '投递时发生内部错误（错误编号 {error_id}）',
+    'Internal error while delivering (error id {error_id})',
   ),
   DEPENDENCY_DOWN: def(
     50300,

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.js';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
-import { describeFailure, markFailed } from '../domain/deliveries/records.js';
+import { asDeliveryFailure, describeFailure, markFailed } from '../domain/deliveries/records.js';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { withRecordLock } from '../locks/record-lock.js';
 import { metricsFor } from '../metrics/index.js';
@@ -68,7 +68,16 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
     // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
     // the text of BullMQ's failure message.
     const stalled = job.stalledCounter > MAX_STALLED_COUNT;
-    const failure = stalled ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED') : err;
+    const failure = stalled
+      ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
+      : asDeliveryFailure(err);
+    if (failure !== err && !stalled) {
+      deps.log.error('recording a message that died of an unexpected error', {
+        msg_id: data.msg_id,
+        error_id: failure.data?.error_id,
+        error: err,
+      });
+    }
     // A stall spends no BullMQ attempt, yet each stalled run was a try (it may have reached the
     // relay). BullMQ counts one attempt when it fails the job for stalling: the attempts are
     // those spent before, plus one per stall. (Not attemptsStarted: it counted 4 for 3 runs.)

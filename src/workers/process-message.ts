@@ -4,6 +4,7 @@ import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed
 import { UpstreamRateLimitedError } from '../domain/deliveries/errors/upstream-rate-limited-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
 import {
+  asDeliveryFailure,
   type DeliveryIds,
   describeFailure,
   markFailed,
@@ -226,10 +227,18 @@ export async function processPipeJob(
       await keepPayment();
       throw err;
     }
+    const failure = asDeliveryFailure(err);
+    if (failure !== err) {
+      deps.log.error('pipe message hit an unexpected error', {
+        msg_id: data.msg_id,
+        error_id: failure.data?.error_id,
+        error: err,
+      });
+    }
     const maxAttempts = job.opts.attempts ?? 1;
-    const reason = describeFailure(err).reason;
-    if (isPermanent(err) || attempt >= maxAttempts) {
-      await markFailed(deps, ids, err, attempt, { ...data }, notPermissionsMention);
+    const reason = describeFailure(failure).reason;
+    if (isPermanent(failure) || attempt >= maxAttempts) {
+      await markFailed(deps, ids, failure, attempt, { ...data }, notPermissionsMention);
       metrics.failed.inc({ reason });
       deps.log.info('pipe message failed', {
         msg_id: data.msg_id,
@@ -243,8 +252,10 @@ export async function processPipeJob(
     await keepPayment();
     // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
     const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
-    await markRetrying(deps, ids, err, attempt, retryAt);
-    deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt });
-    throw err;
+    await markRetrying(deps, ids, failure, attempt, retryAt);
+    // With the error: a relay's connection error names its address, which the record does not.
+    deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });
+    // BullMQ keeps the thrown error's message as the job's failedReason: the generic one.
+    throw failure;
   }
 }

@@ -461,12 +461,15 @@ describe('dead jobs without a failed record', () => {
     const job = await failedJob(side, 'nobody recorded me');
     expect(await record(job.data.msg_id)).toBeNull();
     expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
-    expect(await record(job.data.msg_id)).toMatchObject({
+    const rec = await record(job.data.msg_id);
+    const errorId = (rec?.detail as { error_id?: string } | null)?.error_id ?? '';
+    expect(rec).toMatchObject({
       status: 'failed',
       reason: 'INTERNAL',
-      detail: null,
-      message: 'Internal error while delivering: the processor died',
+      message: `Internal error while delivering (error id ${errorId})`,
     });
+    // The error's own text is in the worker's log under that id, not on the record.
+    expect(workerLines.some((l) => l.includes(errorId) && l.includes('the processor died'))).toBe(true);
     // Once recorded, the ids-only look-up finds it, so its job is not loaded again.
     expect(await workerRes.store.deliveries.settledAmong([job.data.msg_id, 'no-such-message'])).toEqual(
       new Set([job.data.msg_id]),

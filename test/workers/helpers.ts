@@ -148,7 +148,8 @@ export async function createTemplate(app: TestApp, w: World, content: string, ms
 /**
  * A stand-in render thread speaking the pool's protocol, for what no real template does: a
  * render the engine's own checks cannot stop (`spin <ms>` busy-waits) and a thread that dies in
- * the middle of a render (`exit`). Anything else answers `done <input>` at once.
+ * the middle of a render (`exit`), and a render that fails on a plain Error, as a bug would
+ * (`bug <message>`). Anything else answers `done <input>` at once.
  */
 export function standInThread(): URL {
   const file = join(mkdtempSync(join(tmpdir(), 'herald-render-')), 'stand-in-thread.mjs');
@@ -161,6 +162,12 @@ parentPort.on('message', (req) => {
   const spin = /^spin (\\d+)$/.exec(req.source);
   if (spin) { const end = Date.now() + Number(spin[1]); while (Date.now() < end); }
   if (req.source === 'exit') process.exit(7);
+  const bug = /^bug (.*)$/.exec(req.source);
+  if (bug) {
+    Atomics.store(running, 0, 0);
+    parentPort.postMessage({ id: req.id, ok: false, error: { kind: 'error', message: bug[1] } });
+    return;
+  }
   Atomics.store(running, 0, 0);
   parentPort.postMessage({ id: req.id, ok: true, type: 9, content: 'done ' + req.input });
 });

@@ -1,4 +1,4 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
@@ -13,7 +13,7 @@ import { RenderPool } from '../../src/workers/render-pool.js';
 import { SentLog } from '../../src/workers/sent-log.js';
 import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createPipe, createTemplate, createWorld, standInThread } from './helpers.js';
+import { createPipe, createTemplate, createWorld, standInThread, type World } from './helpers.js';
 
 /**
  * A worker stopping past its deadline cuts off the renders in flight (RenderPool.close): such a
@@ -33,45 +33,94 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** The worker's own parts on the test app's resources, with the stand-in render thread. */
+async function workerParts() {
+  const deps = app.res;
+  const caches = new WorkerCaches(deps);
+  await caches.start(deps);
+  closers.push(() => caches.close());
+  const blocking = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+  closers.push(async () => blocking.disconnect());
+  const renderer = new RenderPool(1, silent, 60_000, standInThread());
+  closers.push(() => renderer.close());
+  await renderer.ready();
+  const metrics = metricsFor(deps);
+  const ctx = {
+    deps,
+    caches,
+    metrics,
+    sentLog: new SentLog(deps, deps.redis, blocking),
+    renderer,
+    budgets: new BucketLeases(deps.redis),
+  };
+  return { ctx, renderer, metrics };
+}
+
+/** A job of pipe `pipeId` as the ingest queues it, but of one attempt: where a failure is final. */
+async function queueJob(msgId: string, w: World, pipeId: string) {
+  const deps = app.res;
+  const data: PipeJob = {
+    msg_id: msgId,
+    pipe_id: pipeId,
+    bot_id: w.bot.id,
+    channel_id: w.channelId,
+    guild_id: w.guildId,
+    template_id: (await deps.store.pipes.get(pipeId))?.template_id ?? null,
+    type: null,
+    quote: null,
+    nonce: '',
+    temp_target_id: null,
+    ...bodyInput(Buffer.from('{}')),
+    accepted_at: Date.now(),
+  };
+  return deps.pipeRuntime.queue.add(PIPE_JOB_NAME, data, { jobId: msgId, attempts: 1 });
+}
+
+describe('a run that fails on an unexpected error (a bug)', () => {
+  it("records a generic message and an error id, never the error's text; the log has both", async () => {
+    const w = await createWorld(app);
+    const secret = 'connect ECONNREFUSED 10.1.2.3:6379 in some internal module';
+    const pipe = await createPipe(app, w, { template_id: await createTemplate(app, w, `bug ${secret}`) });
+    const { ctx } = await workerParts();
+    const msgId = `bug-${Date.now()}`;
+    const job = await queueJob(msgId, w, pipe.id);
+    await expect(processPipeJob(ctx, job, undefined)).rejects.toBeInstanceOf(UnrecoverableError);
+
+    const record = await app.res.store.deliveries.get(msgId);
+    const errorId = (record?.detail as { error_id?: string } | null)?.error_id ?? '';
+    expect(errorId).toMatch(/^[0-9a-f]{12}$/);
+    expect(record).toMatchObject({
+      status: 'failed',
+      reason: 'INTERNAL',
+      code: 50003,
+      message: `Internal error while delivering (error id ${errorId})`,
+    });
+    // What the pipe's sender sees.
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${pipe.token}`,
+    );
+    expect(status.status).toBe(200);
+    expect(status.body.data).toMatchObject({ status: 'failed', error: { reason: 'INTERNAL', code: 50003 } });
+    expect(status.text).not.toContain('10.1.2.3');
+    expect(status.text).toContain(errorId);
+    // What the operator finds under the id.
+    const logged = app.logs.find((l) => l.error_id === errorId);
+    expect(logged).toMatchObject({ msg: 'pipe message hit an unexpected error', msg_id: msgId });
+    expect(JSON.stringify(logged)).toContain(secret);
+  });
+});
+
 describe('a run cut off because the worker is stopping', () => {
   it('records nothing and fails nothing, even on the last attempt', async () => {
     const deps = app.res;
     const w = await createWorld(app);
     const pipe = await createPipe(app, w, { template_id: await createTemplate(app, w, 'spin 5000') });
-    const caches = new WorkerCaches(deps);
-    await caches.start(deps);
-    closers.push(() => caches.close());
-    const blocking = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-    closers.push(async () => blocking.disconnect());
-    const renderer = new RenderPool(1, silent, 60_000, standInThread());
-    closers.push(() => renderer.close());
-    await renderer.ready();
-    const metrics = metricsFor(deps);
-    const ctx = {
-      deps,
-      caches,
-      metrics,
-      sentLog: new SentLog(deps, deps.redis, blocking),
-      renderer,
-      budgets: new BucketLeases(deps.redis),
-    };
+    const { ctx, renderer, metrics } = await workerParts();
     const msgId = `closing-${Date.now()}`;
-    const data: PipeJob = {
-      msg_id: msgId,
-      pipe_id: pipe.id,
-      bot_id: w.bot.id,
-      channel_id: w.channelId,
-      guild_id: w.guildId,
-      template_id: (await deps.store.pipes.get(pipe.id))?.template_id ?? null,
-      type: null,
-      quote: null,
-      nonce: '',
-      temp_target_id: null,
-      ...bodyInput(Buffer.from('{}')),
-      accepted_at: Date.now(),
-    };
-    // No `attempts` option: its first attempt is its last, where a failure would be final.
-    const job = await deps.pipeRuntime.queue.add(PIPE_JOB_NAME, data, { jobId: msgId });
+    const job = await queueJob(msgId, w, pipe.id);
+    const failedCounts = () => metrics.registry.getSingleMetricAsString('herald_pipe_messages_failed_total');
+    const failedBefore = await failedCounts();
     const run = processPipeJob(ctx, job, undefined).then(
       () => 'returned',
       (err: unknown) => err,
@@ -82,9 +131,7 @@ describe('a run cut off because the worker is stopping', () => {
     expect(await deps.store.deliveries.get(msgId)).toBeNull();
     // It had paid its budget and never reached the sink: the next run passes free.
     expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(1);
-    expect(await metrics.registry.getSingleMetricAsString('herald_pipe_messages_failed_total')).not.toContain(
-      'INTERNAL',
-    );
+    expect(await failedCounts()).toBe(failedBefore);
   });
 
   it('is put off without spending an attempt, and runs again', async () => {

@@ -1,3 +1,5 @@
+import { CATALOGUE } from '../../errors/index.js';
+
 /**
  * Reason codes recorded on a failed (or retried) pipe message: stable strings, listed in
  * docs/delivery.md. A render failure records the render error's own catalogue key instead
@@ -53,3 +55,12 @@ export const REASON = {
 } as const;
 
 export type ReasonCode = (typeof REASON)[keyof typeof REASON];
+
+const REASON_CODES: ReadonlySet<string> = new Set([...Object.values(REASON), ...Object.keys(CATALOGUE)]);
+
+/**
+ * Whether a text is a reason a failure can be recorded with: a REASON code, or the catalogue key
+ * of a render error (as a dead job's failedReason is).
+ */
+export const isReasonCode = (text: string | undefined): text is string =>
+  text !== undefined && REASON_CODES.has(text);

@@ -1,4 +1,4 @@
-import { HeraldError } from '../../errors/index.js';
+import { HeraldError, newErrorId } from '../../errors/index.js';
 import type { DeliveryChanges, DeliveryRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { DeliveryFailedError } from './errors/delivery-failed-error.js';
@@ -98,10 +98,30 @@ export function describeFailure(err: unknown): {
     const reason = err.key === 'DEPENDENCY_DOWN' ? REASON.DEPENDENCY_DOWN : err.key;
     return { reason, code: err.code, message: err.message, detail: { code: err.code, ...err.data } };
   }
-  const text = err instanceof Error ? err.message : String(err);
-  const internal = new HeraldError('DELIVERY_INTERNAL', { detail: text });
+  // Callers turn unexpected errors into internalFailure first; the error's own text is never
+  // recorded either way (pipemsg-status shows the record to pipe senders).
+  const internal = new HeraldError('DELIVERY_INTERNAL', { error_id: '' });
   return { reason: REASON.INTERNAL, code: internal.code, message: internal.message, detail: null };
 }
+
+/**
+ * An unexpected error (a bug) as a delivery failure: retried like any other, and recorded with
+ * a generic message and an error id instead of the error's text. The caller logs the error
+ * (message and stack) under the same id, `data.error_id`.
+ */
+export function internalFailure(err: unknown): DeliveryRetryError {
+  const errorId = newErrorId();
+  return new DeliveryRetryError(
+    REASON.INTERNAL,
+    'DELIVERY_INTERNAL',
+    { error_id: errorId },
+    { cause: err, data: { error_id: errorId } },
+  );
+}
+
+/** A failure as it is recorded: a Herald error as it is, anything else as internalFailure. */
+export const asDeliveryFailure = (err: unknown): HeraldError =>
+  err instanceof HeraldError ? err : internalFailure(err);
 
 /** An attempt failed and will be retried: the message is queued again, with the last reason. */
 export function markRetrying(deps: Deps, ids: DeliveryIds, err: unknown, attempts: number, retryAt: number) {

@@ -2,6 +2,7 @@ import { DependencyError, NotFoundError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryStatus } from '../../store/index.js';
+import { isReasonCode } from '../deliveries/reasons.js';
 import type { PipeDeps } from './runtime.js';
 
 /** Who asks: a pipe (its own messages) or a bot (the messages of all its pipes). */
@@ -131,7 +132,12 @@ export async function pipeMessageStatus(
     upstream_msg_id: null,
     retry_at: null,
     not_permissions_mention: [],
-    error: status === 'failed' ? { reason: null, code: null, message: job.failedReason ?? null } : null,
+    // No record yet (the dead-job sweep writes it): the reason code the worker failed it with,
+    // never the text of some other error.
+    error:
+      status === 'failed'
+        ? { reason: isReasonCode(job.failedReason) ? job.failedReason : null, code: null, message: null }
+        : null,
   };
 }
 

@@ -82,10 +82,15 @@ export async function relayMessage(
         detail: `no answer within ${timeoutMs} ms`,
       });
     }
-    const cause = err instanceof Error ? err.message : String(err);
-    throw new DeliveryRetryError(REASON.UPSTREAM_UNREACHABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
-      detail: `connection failed (${cause})`,
-    });
+    // The record names the system error's code only: its message names the relay's address,
+    // and pipemsg-status shows the record to pipe senders. The worker logs the cause.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DeliveryRetryError(
+      REASON.UPSTREAM_UNREACHABLE,
+      'DELIVERY_UPSTREAM_UNAVAILABLE',
+      { detail: `connection failed (${typeof code === 'string' ? code : 'network error'})` },
+      { cause: err },
+    );
   }
   let envelope: { code?: unknown; message?: unknown; data?: { msg_id?: unknown } | null } = {};
   try {

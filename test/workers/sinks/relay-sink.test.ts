@@ -91,5 +91,10 @@ describe('relay sink', () => {
     const err = await failure(send(`http://127.0.0.1:${port}`));
     expect(err).toBeInstanceOf(DeliveryRetryError);
     expect((err as DeliveryRetryError).reason).toBe('UPSTREAM_UNREACHABLE');
+    // The code, not the system error's message with the relay's address in it.
+    expect((err as DeliveryRetryError).message).toBe(
+      'The relay target is unavailable: connection failed (ECONNREFUSED)',
+    );
+    expect(((err as DeliveryRetryError).cause as Error).message).toContain(`127.0.0.1:${port}`);
   });
 });

@@ -10,7 +10,12 @@ export class DeliveryRetryError extends HeraldError {
   override readonly name = 'DeliveryRetryError';
   readonly reason: string;
 
-  constructor(reason: string, key: ErrorKey, params: ErrorParams = {}, options: { cause?: unknown } = {}) {
+  constructor(
+    reason: string,
+    key: ErrorKey,
+    params: ErrorParams = {},
+    options: { cause?: unknown; data?: Readonly<Record<string, unknown>> } = {},
+  ) {
     super(key, params, options);
     this.reason = reason;
   }
