@@ -1,5 +1,5 @@
 export * from './errors/index.js';
-export { parseJsonData } from './json-data.js';
+export { parseJsonData, parseJsonDataMember } from './json-data.js';
 export { DEFAULT_FAILURE_IMAGE_URL, DEFAULT_LIMITS, MAX_MESSAGE_LENGTH } from './limits.js';
 export type { Channel, Guild, PlatformContext, PlatformNeeds, Quote, Role, User } from './platform.js';
 export { type MessageTemplate, type RenderedMessage, renderMessage } from './render-message.js';

@@ -1,4 +1,4 @@
-import { ArrayBuilder, normalizeStringKey, type PhpArray } from './twig/runtime/php-array.js';
+import { ArrayBuilder, normalizeStringKey, PhpArray } from './twig/runtime/php-array.js';
 import type { Value } from './twig/runtime/value.js';
 
 /** PHP's json_decode default depth. */
@@ -17,6 +17,21 @@ export function parseJsonData(text: string): unknown {
   // objects without copying them.
   const parsed: unknown = JSON.parse(text);
   return needsOrderedParse(parsed) ? parseOrdered(text) : parsed;
+}
+
+/**
+ * The `key` member of a JSON object text, decoded as parseJsonData decodes a whole body: for a
+ * request that carries a template's input as one of its fields (a preview's `data`), so that
+ * the input renders as it would when sent. Undefined when the text is no object or has no such
+ * member.
+ */
+export function parseJsonDataMember(text: string, key: string): unknown {
+  const whole = parseJsonData(text);
+  if (whole instanceof PhpArray) return whole.get(normalizeStringKey(key));
+  if (whole === null || typeof whole !== 'object' || Array.isArray(whole) || !Object.hasOwn(whole, key)) {
+    return undefined;
+  }
+  return (whole as Record<string, unknown>)[key];
 }
 
 /** JS array-index keys ("0", "42"): the ones JS objects reorder. */

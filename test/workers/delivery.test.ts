@@ -170,14 +170,36 @@ describe('store sink', () => {
     expect(await rendered(far)).toBe('quote: []');
   });
 
-  it("keeps the sender's key order, as PHP does, for integer-like keys", async () => {
-    const tpl = await createTemplate(app, w, '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}');
+  it("keeps the sender's key order, as PHP does, for integer-like keys; the preview shows the same", async () => {
+    const content = '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}';
+    const body = '{"b":"x","10":"y","2":"z"}';
+    const tpl = await createTemplate(app, w, content);
     const tplPipe = await createPipe(app, w, { template_id: tpl });
     // Sent as raw text: JSON.parse would list "2" and "10" before "b".
-    const r = await sendRaw(tplPipe.token, '{"b":"x","10":"y","2":"z"}');
+    const r = await sendRaw(tplPipe.token, body);
     expect(r.status).toBe(200);
     expect((await settled(r.body.data.msg_id)).status).toBe('sent');
     expect((await app.res.store.messages.get(r.body.data.msg_id))?.content).toBe('b=x;10=y;2=z;');
+
+    // The preview, with the data as a value, as JSON text, and as the template's test_data.
+    const preview = async (raw: string) => {
+      const p = await app.request<{ content: string }>('POST', '/api/v3/template/render', {
+        bot: w.bot.token,
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(p.status, p.text).toBe(200);
+      return p.body.data.content;
+    };
+    expect(await preview(`{"content":${JSON.stringify(content)},"data":${body}}`)).toBe('b=x;10=y;2=z;');
+    expect(await preview(`{"content":${JSON.stringify(content)},"data":${JSON.stringify(body)}}`)).toBe(
+      'b=x;10=y;2=z;',
+    );
+    const withTestData = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+      bot: w.bot.token,
+      json: { title: 'ordered', content, msgtype: 1, test_data: body },
+    });
+    expect(await preview(`{"id":"${withTestData.body.data.model.id}"}`)).toBe('b=x;10=y;2=z;');
   });
 
   it('renders a template pipe message sent without a body as data {}', async () => {

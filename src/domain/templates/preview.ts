@@ -4,6 +4,8 @@ import {
   type Guild,
   type PlatformContext,
   type PlatformNeeds,
+  parseJsonData,
+  parseJsonDataMember,
   type RenderedMessage,
   renderMessage,
 } from '../../render/index.js';
@@ -32,9 +34,14 @@ export interface PreviewRequest {
   readonly id?: string;
   readonly content?: string;
   readonly msgtype?: number;
-  /** The input (`data`): a JSON value, or JSON text when `dataIsText`. Default: test_data. */
+  /**
+   * The input (`data`): a JSON value, or JSON text when `dataIsText`. Default: test_data. A value
+   * that came in a JSON request body is best given as `bodyText`, the body's own text: its
+   * `data` member is then read from it with a send's key order, which the parsed value lost.
+   */
   readonly data?: unknown;
   readonly dataIsText?: boolean;
+  readonly bodyText?: string;
   /** Default: the template's test_channel. */
   readonly channel_id?: string;
 }
@@ -42,11 +49,14 @@ export interface PreviewRequest {
 const mustBeJson = (field: string) =>
   new ValidationError(field, { 'zh-CN': '必须是 JSON 文本', 'en-US': 'must be JSON text' });
 
-/** Parses JSON text given as a template input; '' means "no input" ({}). */
+/**
+ * Parses JSON text given as a template input, as a pipe message's body is parsed when it is
+ * sent (PHP's key order: parseJsonData); '' means "no input" ({}).
+ */
 export function parseJsonText(text: string, field: string): unknown {
   if (text === '') return {};
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonData(text);
   } catch {
     throw mustBeJson(field);
   }
@@ -170,6 +180,7 @@ export async function previewTemplate(
   let data: unknown;
   if (req.data === undefined) data = parseJsonText(testData, 'test_data');
   else if (req.dataIsText) data = parseJsonText(String(req.data), 'data');
+  else if (req.bodyText !== undefined) data = parseJsonDataMember(req.bodyText, 'data');
   else data = req.data;
   if (req.channel_id !== undefined) return renderSource(deps, bot, source, data, req.channel_id);
   return renderSource(deps, bot, source, data, testChannel, 'test_channel');
