@@ -23,14 +23,16 @@ export {
 } from './review.js';
 export {
   changeTemplate,
-  createTemplate,
-  deleteTemplate,
   getTemplate,
   getTemplateForSend,
+  templateForSend,
+  templateLockKey,
+} from './template-records.js';
+export {
+  createTemplate,
+  deleteTemplate,
   listTemplates,
   type SavedTemplate,
   type TemplateInput,
-  templateForSend,
-  templateLockKey,
   updateTemplate,
 } from './templates.js';

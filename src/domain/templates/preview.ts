@@ -24,7 +24,7 @@ import {
   toPlatformUser,
 } from '../directory/index.js';
 import { MSGTYPE } from './constants.js';
-import { getTemplateForSend } from './templates.js';
+import { getTemplateForSend } from './template-records.js';
 
 /** The message a template produces, exactly as it would be dispatched (platform type 9 or 10). */
 export type { RenderedMessage };

@@ -3,7 +3,7 @@ import type { BotRecord, TemplateRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { NORMAL_MESSAGE_CONSUMPTION, TEMPLATE_STATUS } from './constants.js';
 import { TemplateTransitionError } from './errors.js';
-import { changeTemplate } from './templates.js';
+import { changeTemplate } from './template-records.js';
 
 /*
  * The review state machine of spec 3.2, for the back office (no public route yet: every template
