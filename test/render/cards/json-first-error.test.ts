@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { firstJsonError } from '../../../src/render/cards/json-first-error.js';
+
+/** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DOCS = [
+  '[{"type":"card","theme":"info","modules":[{"type":"section","text":{"type":"kmarkdown","content":"**hi** \\u4f60"}}]}]',
+  '{"a":[1,-2.5e+3,0,true,false,null],"b":{"c":"d\\n\\"e\\\\"},"f":[]}',
+  ' [ {} , [ [ ] ] , "x" , 1E9 , -0.0 ] ',
+  '"just a string"',
+];
+const NOISE = [
+  '',
+  ',',
+  ':',
+  '"',
+  '{',
+  '}',
+  '[',
+  ']',
+  '-',
+  '.',
+  'e',
+  '0',
+  '1',
+  't',
+  'n',
+  ' ',
+  '\\',
+  '\n',
+  'x',
+];
+
+/** V8's own position, where its message gives one (this test only: the code never reads it). */
+function v8Position(text: string): number | null | 'valid' {
+  try {
+    JSON.parse(text);
+    return 'valid';
+  } catch (err) {
+    const m = /at position (\d+)/.exec((err as Error).message);
+    if (m) return Number(m[1]);
+    return /end of JSON input/.test((err as Error).message) ? text.length : null;
+  }
+}
+
+describe('firstJsonError', () => {
+  it('names the place and the V8 wording of common mistakes', () => {
+    expect(firstJsonError('[{"type":"card",\n  "modules":[],}]')).toEqual({
+      offset: 32,
+      message: 'Expected double-quoted property name',
+    });
+    expect(firstJsonError('{,}')).toEqual({ offset: 1, message: "Expected property name or '}'" });
+    expect(firstJsonError('{"a" 1}')).toEqual({ offset: 5, message: "Expected ':' after property name" });
+    expect(firstJsonError('[1 2]')).toEqual({
+      offset: 3,
+      message: "Expected ',' or ']' after array element",
+    });
+    expect(firstJsonError('{"a":1')).toEqual({
+      offset: 6,
+      message: "Expected ',' or '}' after property value",
+    });
+    expect(firstJsonError('[1,]')).toEqual({ offset: 3, message: "Unexpected token ']'" });
+    expect(firstJsonError('')).toEqual({ offset: 0, message: 'Unexpected end of JSON input' });
+    expect(firstJsonError('"a\nb"')).toEqual({
+      offset: 2,
+      message: 'Bad control character in string literal',
+    });
+    expect(firstJsonError('"\\x"')).toEqual({ offset: 2, message: 'Bad escaped character' });
+    expect(firstJsonError('[-]')).toEqual({ offset: 2, message: 'No number after minus sign' });
+    expect(firstJsonError('1.')).toEqual({ offset: 2, message: 'Unterminated fractional number' });
+    expect(firstJsonError('1e+')).toEqual({ offset: 3, message: 'Exponent part is missing a number' });
+    expect(firstJsonError('[tru]')).toEqual({ offset: 4, message: "Unexpected token ']'" });
+    expect(firstJsonError('{} x')).toEqual({
+      offset: 3,
+      message: 'Unexpected non-whitespace character after JSON',
+    });
+    expect(firstJsonError('"open')).toEqual({ offset: 5, message: 'Unterminated string' });
+  });
+
+  it('agrees with JSON.parse on 4,000 mutated documents: valid or not, and where V8 says', () => {
+    const random = seeded(0x15a);
+    let compared = 0;
+    for (let k = 0; k < 4_000; k++) {
+      let text = DOCS[k % DOCS.length]!;
+      const edits = 1 + Math.floor(random() * 3);
+      for (let e = 0; e < edits; e++) {
+        const at = Math.floor(random() * (text.length + 1));
+        const cut = Math.floor(random() * 3);
+        text = text.slice(0, at) + NOISE[Math.floor(random() * NOISE.length)] + text.slice(at + cut);
+      }
+      const v8 = v8Position(text);
+      const ours = firstJsonError(text);
+      if (v8 === 'valid') {
+        expect(ours, JSON.stringify(text)).toBeNull();
+        continue;
+      }
+      expect(ours, JSON.stringify(text)).not.toBeNull();
+      if (v8 !== null) {
+        expect([text, ours?.offset, ours?.message]).toEqual([text, v8, ours?.message]);
+        compared++;
+      }
+    }
+    // Most failures carry a position; the comparison must not have been skipped wholesale.
+    expect(compared).toBeGreaterThan(2_000);
+  });
+
+  it('scans a deeply nested text without recursion', () => {
+    expect(firstJsonError(`${'['.repeat(200_000)}${']'.repeat(199_999)}`)).toEqual({
+      offset: 399_999,
+      message: "Expected ',' or ']' after array element",
+    });
+  });
+});
