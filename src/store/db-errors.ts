@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { DependencyError } from '../errors/index.js';
+import { DuplicateRecordError } from './duplicate-record-error.js';
 
 const { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoTopologyClosedError } =
   mongoose.mongo;
@@ -55,8 +56,9 @@ export async function upsertRetryingOnce<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Wraps every async method of a repository so that an unreachable database surfaces as one typed
- * DependencyError (503) instead of a driver error (500) in every caller.
+ * Wraps every async method of a repository so that the driver's errors callers act on surface
+ * as types of Herald's own: an unreachable database as DependencyError (503) instead of a driver
+ * error (500), a unique key already taken as DuplicateRecordError.
  */
 export function guarded<T extends object>(repo: T): T {
   const out: Record<string, unknown> = {};
@@ -70,6 +72,7 @@ export function guarded<T extends object>(repo: T): T {
         return await (fn as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
       } catch (err) {
         if (isUnreachable(err)) throw new DependencyError('database', err);
+        if (isDuplicateKey(err)) throw new DuplicateRecordError({ cause: err });
         throw err;
       }
     };

@@ -25,7 +25,6 @@ export {
   MAX_GUILD_CHANNELS,
   type NewChannel,
 } from './channels.js';
-export { isDuplicateKey } from './db-errors.js';
 export type {
   DeliveryChanges,
   DeliveryFilter,
@@ -42,6 +41,7 @@ export {
   type RoleRecord,
   type UserOverwrite,
 } from './directory-records.js';
+export { DuplicateRecordError } from './duplicate-record-error.js';
 export { GUILD_SORT_FIELDS, type GuildChanges, type GuildStore, type NewGuild } from './guilds.js';
 export { newNumericId } from './ids.js';
 export type { IntimacyChanges, IntimacyStore } from './intimacy.js';

@@ -245,9 +245,24 @@ describe('503 when a dependency is down', () => {
       `Service temporarily unavailable, retry later (error id ${r.body.data.error_id})`,
     );
     expect(r.body.code).toBe(50300);
-    const ready = await down.request('GET', '/readyz');
+    const ready = await down.request<{ error_id: string }>('GET', '/readyz', { headers: en });
     expect(ready.status).toBe(503);
-    expect(ready.body.data).toEqual({ database: 'down', redis: 'ok' });
+    const readyId = ready.body.data.error_id;
+    expect(readyId).toMatch(/^[0-9a-f]{12}$/);
+    expect(ready.body).toEqual({
+      code: 50300,
+      message: `Service temporarily unavailable, retry later (error id ${readyId})`,
+      data: { database: 'down', redis: 'ok', error_id: readyId },
+    });
+    // The id leads to the log: the request's line, and the line saying what is down.
+    expect(down.logs.filter((l) => l.error_id === readyId).map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['not ready']),
+    );
+    expect(down.logs.find((l) => l.error_id === readyId && l.msg === 'not ready')).toMatchObject({
+      database: 'down',
+      redis: 'ok',
+    });
+    expect(down.logs.some((l) => l.error_id === readyId && l.status === 503)).toBe(true);
     mongoProxy.restore();
     await expect
       .poll(async () => (await down.request('GET', '/readyz')).status, { timeout: 10_000 })

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import mongoose from 'mongoose';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MONGO_URL } from '../../src/config/defaults.js';
 import { createLogger } from '../../src/log/logger.js';
 import { checkRedisPolicy, RedisPolicyError } from '../../src/redis/redis-policy.js';
-import { TEST_ADMIN_TOKEN } from '../helpers/test-app.js';
+import { TEST_ADMIN_TOKEN, uniqueName } from '../helpers/test-app.js';
 
 /** Start-up check against real, throw-away redis-server instances with chosen settings. */
 const children: ChildProcess[] = [];
@@ -91,10 +92,17 @@ describe('checkRedisPolicy', () => {
 });
 
 describe('the web and worker processes', () => {
+  /** The spawned processes' database: this file's own, dropped after it. */
+  const mongo = new URL(process.env.MONGO_URL ?? DEFAULT_MONGO_URL);
+  mongo.pathname = `/herald_test_${uniqueName('redis_policy')}`;
+  afterAll(async () => {
+    const conn = await mongoose.createConnection(mongo.toString()).asPromise();
+    await conn.dropDatabase();
+    await conn.close();
+  });
+
   /** Runs an entry point against `redisPort` until it exits; answers its exit code and output. */
   async function run(entry: string, redisPort: number): Promise<{ code: number | null; out: string }> {
-    const mongo = new URL(process.env.MONGO_URL ?? DEFAULT_MONGO_URL);
-    mongo.pathname = '/herald_test_redis_policy';
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: {

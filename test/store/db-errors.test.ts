@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
 import { guarded, isUnreachable } from '../../src/store/db-errors.js';
+import { DuplicateRecordError } from '../../src/store/index.js';
 
 /** Node's error for a write after the peer closed the connection, as the driver lets it through. */
 const epipe = (): Error =>
@@ -36,5 +37,17 @@ describe('guarded', () => {
     });
     await expect(repo.broken()).rejects.toBeInstanceOf(DependencyError);
     await expect(repo.buggy()).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("turns the driver's duplicate-key error into DuplicateRecordError, so callers need no driver types", async () => {
+    const duplicate = new mongoose.mongo.MongoServerError({ message: 'E11000 duplicate key', code: 11000 });
+    const repo = guarded({
+      async insert() {
+        throw duplicate;
+      },
+    });
+    const err = await repo.insert().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DuplicateRecordError);
+    expect((err as Error).cause).toBe(duplicate);
   });
 });

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Deps } from '../../domain/deps.js';
 import { HeraldError } from '../../errors/index.js';
-import { success } from '../envelope.js';
+import { errorEnvelope, newErrorId, success } from '../envelope.js';
 import type { HeraldState } from '../state.js';
 
 /** How long readiness waits for each dependency before calling it down, in ms. */
@@ -36,8 +36,13 @@ export function healthRoutes(router: Router<HeraldState>, deps: Deps): void {
       ctx.body = success(data, ctx.state.lang);
       return;
     }
-    const err = new HeraldError('DEPENDENCY_DOWN', { error_id: '-' });
+    // A 503 like any other: a generic message with an error id, the id on the request's log
+    // line, and which dependency is down in `data` and in a log line of its own.
+    const errorId = newErrorId();
+    ctx.state.errorId = errorId;
+    deps.log.warn('not ready', { error_id: errorId, ...data });
+    const envelope = errorEnvelope(new HeraldError('DEPENDENCY_DOWN'), ctx.state.lang, errorId);
     ctx.status = 503;
-    ctx.body = { code: err.code, message: err.localizedMessage(ctx.state.lang), data };
+    ctx.body = { ...envelope, data: { ...data, error_id: errorId } };
   });
 }

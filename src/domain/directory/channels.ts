@@ -3,8 +3,8 @@ import { withRecordLock } from '../../locks/record-lock.js';
 import {
   type ChannelChanges,
   type ChannelRecord,
+  DuplicateRecordError,
   type GuildRecord,
-  isDuplicateKey,
   newNumericId,
   type Page,
   type PageRequest,
@@ -141,7 +141,7 @@ export async function createChannel(deps: Deps, input: NewChannelInput): Promise
   try {
     channel = await deps.store.channels.create({ id: newNumericId(), ...fields }, deps.now());
   } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
+    if (!(err instanceof DuplicateRecordError)) throw err;
     channel = await deps.store.channels.create({ id: newNumericId(), ...fields }, deps.now());
   }
   await publishDirectoryChange(deps, { kind: 'channel', id: channel.id, guild_id: channel.guild_id });

@@ -2,10 +2,10 @@ import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
 import {
   type BotRecord,
+  DuplicateRecordError,
   EVERYONE_ROLE_ID,
   type GuildChanges,
   type GuildRecord,
-  isDuplicateKey,
   newNumericId,
   type Page,
   type PageRequest,
@@ -138,7 +138,7 @@ async function ensureMember(deps: Deps, guildId: string, userId: string): Promis
   try {
     await deps.store.members.add({ guild_id: guildId, user_id: userId, nickname: '', roles: [] }, deps.now());
   } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
+    if (!(err instanceof DuplicateRecordError)) throw err;
   }
   await publishDirectoryChange(deps, { kind: 'member', id: userId, guild_id: guildId });
 }
@@ -180,7 +180,7 @@ export async function createGuild(deps: Deps, input: NewGuildInput): Promise<Gui
     guild = await deps.store.guilds.create({ id: newNumericId(), ...fields }, deps.now());
   } catch (err) {
     // Two ids from one millisecond and one random draw: take another.
-    if (!isDuplicateKey(err)) throw err;
+    if (!(err instanceof DuplicateRecordError)) throw err;
     guild = await deps.store.guilds.create({ id: newNumericId(), ...fields }, deps.now());
   }
   await ensureMember(deps, guild.id, guild.user_id);

@@ -1,9 +1,9 @@
 import { HeraldError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
 import {
+  DuplicateRecordError,
   EVERYONE_ROLE_ID,
   type GuildRecord,
-  isDuplicateKey,
   type MemberRecord,
   type Page,
   type PageRequest,
@@ -67,7 +67,7 @@ export async function addMember(
       deps.now(),
     );
   } catch (err) {
-    if (isDuplicateKey(err)) throw new HeraldError('MEMBER_EXISTS', { user_id: userId });
+    if (err instanceof DuplicateRecordError) throw new HeraldError('MEMBER_EXISTS', { user_id: userId });
     throw err;
   }
   await publishDirectoryChange(deps, { kind: 'member', id: userId, guild_id: guildId });
