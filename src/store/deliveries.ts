@@ -47,6 +47,8 @@ export interface DeliveryFilter {
   readonly status?: DeliveryStatus;
   readonly bot_id?: string;
   readonly pipe_id?: string;
+  /** The reason code a failed (or retried) message was recorded with. */
+  readonly reason?: string;
 }
 
 interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
@@ -80,8 +82,16 @@ function filterOf(f: DeliveryFilter): Record<string, string> {
   if (f.status !== undefined) q.status = f.status;
   if (f.bot_id !== undefined) q.bot_id = f.bot_id;
   if (f.pipe_id !== undefined) q.pipe_id = f.pipe_id;
+  if (f.reason !== undefined) q.reason = f.reason;
   return q;
 }
+
+/** Dead messages that can still be replayed: failed, with their replay input kept. */
+const replayableDead = (f: DeliveryFilter) => ({
+  ...filterOf(f),
+  status: 'failed',
+  job: mongoose.trusted({ $ne: null }),
+});
 
 export function createDeliveryStore({ Delivery }: DeliveryModels) {
   return {
@@ -197,6 +207,23 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
 
     count(filter: DeliveryFilter): Promise<number> {
       return Delivery.countDocuments(filterOf(filter));
+    },
+
+    /**
+     * Ids of dead messages that can still be replayed (their input is kept), oldest death
+     * first, at most `limit` (1 or more). For replays in bulk.
+     */
+    async replayableDeadIds(filter: Omit<DeliveryFilter, 'status'>, limit: number): Promise<string[]> {
+      const docs = await Delivery.find(replayableDead(filter), { _id: 1 })
+        .sort({ updated_at: 1, _id: 1 })
+        .limit(Math.max(1, limit))
+        .lean<{ _id: string }[]>();
+      return docs.map((d) => d._id);
+    },
+
+    /** How many dead messages matching `filter` can still be replayed. */
+    countReplayableDead(filter: Omit<DeliveryFilter, 'status'>): Promise<number> {
+      return Delivery.countDocuments(replayableDead(filter));
     },
 
     /**

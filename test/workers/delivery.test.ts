@@ -534,6 +534,81 @@ describe('permanent failures, dead letters and replay', () => {
     expect((await app.res.store.messages.get(msgId))?.content).toBe('muted?');
   });
 
+  it('replays in bulk by bot and reason, oldest first and `limit` at a time, leaving other reasons dead', async () => {
+    const v = await createWorld(app, { name: 'bulk replay bot', rate_capacity: 1000, rate_per_second: 1000 });
+    const vPipe = await createPipe(app, v);
+    const noSend = await createTestChannel(app, v.guildId, {
+      name: 'no send',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 4096 }],
+    });
+    const noView = await createTestChannel(app, v.guildId, {
+      name: 'no view',
+      permission_overwrites: [{ role_id: 0, allow: 0, deny: 2048 }],
+    });
+    const muted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const id = await sendPipe(app, vPipe.token, { content: `bulk ${i}` }, `&target_id=${noSend.id}`);
+      expect(await settled(id)).toMatchObject({ status: 'failed', reason: 'NO_SEND_PERMISSION' });
+      muted.push(id);
+    }
+    const unseen = await sendPipe(app, vPipe.token, { content: 'unseen' }, `&target_id=${noView.id}`);
+    expect(await settled(unseen)).toMatchObject({ status: 'failed', reason: 'NO_VIEW_PERMISSION' });
+
+    const listed = await app.request<{ items: DeliveryRecord[] }>(
+      'GET',
+      `/admin/api/delivery/list?bot_id=${v.bot.id}&reason=NO_SEND_PERMISSION`,
+      { admin: true },
+    );
+    expect(listed.body.data.items.map((d) => d.msg_id)).toEqual([...muted].reverse());
+
+    await app.request('POST', '/admin/api/channel/update', {
+      admin: true,
+      json: { id: noSend.id, permission_overwrites: [] },
+    });
+    const batch = (json: Record<string, unknown>) =>
+      app.request<{ replayed: string[]; skipped: unknown[]; remaining: number }>(
+        'POST',
+        '/admin/api/delivery/replay-batch',
+        { admin: true, json },
+      );
+    const first = await batch({ bot_id: v.bot.id, reason: 'NO_SEND_PERMISSION', limit: 3 });
+    expect(first.status, first.text).toBe(200);
+    // The oldest three deaths (replays run side by side, so in any order).
+    expect([...first.body.data.replayed].sort()).toEqual(muted.slice(0, 3).sort());
+    expect(first.body.data).toMatchObject({ skipped: [], remaining: 2 });
+    const second = await batch({ bot_id: v.bot.id, reason: 'NO_SEND_PERMISSION' });
+    expect([...second.body.data.replayed].sort()).toEqual(muted.slice(3).sort());
+    expect(second.body.data.remaining).toBe(0);
+
+    for (const id of muted) {
+      await expect.poll(async () => (await record(id))?.status, { timeout: 15_000 }).toBe('sent');
+      expect(await record(id)).toMatchObject({ replays: 1 });
+    }
+    // Another reason was not asked for: still dead, never replayed.
+    expect(await record(unseen)).toMatchObject({
+      status: 'failed',
+      reason: 'NO_VIEW_PERMISSION',
+      replays: 0,
+    });
+    expect((await batch({ bot_id: v.bot.id, reason: 'NO_SEND_PERMISSION' })).body.data).toEqual({
+      replayed: [],
+      skipped: [],
+      remaining: 0,
+    });
+
+    for (const json of [
+      {},
+      { limit: 5 },
+      { bot_id: v.bot.id, limit: 501 },
+      { bot_id: v.bot.id, limit: 0 },
+      { reason: 'no_send' },
+      { bot_id: v.bot.id, msg_id: muted[0] },
+    ]) {
+      const bad = await batch(json);
+      expect([JSON.stringify(json), bad.status, bad.body.code]).toEqual([JSON.stringify(json), 400, 40000]);
+    }
+  });
+
   it('replays a dead 50 KB GitLab push from its deflated input; refuses once the replay input expired', async () => {
     const tplPipe = await gitlabPipe();
     const muted = await createTestChannel(app, w.guildId, {

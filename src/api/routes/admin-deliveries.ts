@@ -1,6 +1,14 @@
 import type Router from '@koa/router';
-import { listDeadDeliveries, replayDelivery } from '../../domain/deliveries/dead-letters.js';
+import {
+  type DeadFilter,
+  listDeadDeliveries,
+  REPLAY_BATCH_MAX,
+  type Requeue,
+  replayDeadDeliveries,
+  replayDelivery,
+} from '../../domain/deliveries/dead-letters.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import { ValidationError } from '../../errors/index.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord } from '../../store/index.js';
@@ -10,10 +18,15 @@ import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
 
-const listQuery = compileValidator<{ status?: 'failed'; bot_id?: string; pipe_id?: string }>({
-  type: 'object',
-  properties: { status: { enum: ['failed'] }, bot_id: idSchema, pipe_id: idSchema },
-});
+/** A reason code as records hold it (REASON, or a render error's catalogue key). */
+const reasonSchema = { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' } as const;
+
+const listQuery = compileValidator<{ status?: 'failed'; bot_id?: string; pipe_id?: string; reason?: string }>(
+  {
+    type: 'object',
+    properties: { status: { enum: ['failed'] }, bot_id: idSchema, pipe_id: idSchema, reason: reasonSchema },
+  },
+);
 
 const replayBody = compileValidator<{ msg_id: string }>({
   type: 'object',
@@ -21,7 +34,47 @@ const replayBody = compileValidator<{ msg_id: string }>({
   required: ['msg_id'],
 });
 
+const replayBatchBody = compileValidator<{
+  bot_id?: string;
+  pipe_id?: string;
+  reason?: string;
+  limit?: number;
+}>({
+  type: 'object',
+  properties: {
+    bot_id: idSchema,
+    pipe_id: idSchema,
+    reason: reasonSchema,
+    limit: { type: 'integer', minimum: 1, maximum: REPLAY_BATCH_MAX },
+  },
+  additionalProperties: false,
+});
+/** Dead messages one bulk replay sends when the caller does not say. */
+const REPLAY_BATCH_DEFAULT = 100;
+
 const view = (d: DeliveryRecord) => ({ ...d });
+
+/** A filter of the dead-letter list from the request's fields that are set. */
+const deadFilter = (q: { bot_id?: string; pipe_id?: string; reason?: string }): DeadFilter => ({
+  ...(q.bot_id ? { bot_id: q.bot_id } : {}),
+  ...(q.pipe_id ? { pipe_id: q.pipe_id } : {}),
+  ...(q.reason ? { reason: q.reason } : {}),
+});
+
+/** Swaps a dead message's failed job for a new one under its msg_id. */
+function requeueOn(queue: PipeDeps['pipeRuntime']['queue']): Requeue {
+  return async (id, job) => {
+    // Redis away: 503 like every other request that needs it, not a 500. (Not for remove():
+    // BullMQ refuses to remove a locked job with an error of its own, a 500.)
+    const old = await queue.getJob(id).catch((err: unknown) => {
+      throw asRedisDependencyError(err);
+    });
+    if (old) await old.remove();
+    await queue.add(PIPE_JOB_NAME, job as unknown as PipeJob, { jobId: id }).catch((err: unknown) => {
+      throw asRedisDependencyError(err);
+    });
+  };
+}
 
 export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const admin = requireAdmin(deps);
@@ -30,11 +83,7 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
   router.get('/admin/api/delivery/list', admin, async (ctx) => {
     const q = listQuery(ctx.query);
     const { request } = parsePage({ ...ctx.query, sort: undefined }, ['updated_at'], '-updated_at');
-    const page = await listDeadDeliveries(
-      deps,
-      { ...(q.bot_id ? { bot_id: q.bot_id } : {}), ...(q.pipe_id ? { pipe_id: q.pipe_id } : {}) },
-      request,
-    );
+    const page = await listDeadDeliveries(deps, deadFilter(q), request);
     reply(ctx, {
       items: page.items.map(view),
       meta: pageMeta(request, page.total),
@@ -45,18 +94,36 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
   // Sends a dead message again (same msg_id), e.g. after the bot got its permission back.
   router.post('/admin/api/delivery/replay', admin, async (ctx) => {
     const { msg_id } = replayBody(ctx.request.body);
-    const queue = deps.pipeRuntime.queue;
-    const record = await replayDelivery(deps, msg_id, async (id, job) => {
-      // Redis away: 503 like every other request that needs it, not a 500. (Not for remove():
-      // BullMQ refuses to remove a locked job with an error of its own, a 500.)
-      const old = await queue.getJob(id).catch((err: unknown) => {
-        throw asRedisDependencyError(err);
-      });
-      if (old) await old.remove();
-      await queue.add(PIPE_JOB_NAME, job as unknown as PipeJob, { jobId: id }).catch((err: unknown) => {
-        throw asRedisDependencyError(err);
-      });
-    });
+    const record = await replayDelivery(deps, msg_id, requeueOn(deps.pipeRuntime.queue));
     reply(ctx, { delivery: view(record) });
+  });
+
+  // Sends many dead messages again: those of a bot, a pipe and/or a reason, oldest death first,
+  // `limit` at a time (default 100, at most 500); `remaining` says how many are left for the
+  // next call.
+  router.post('/admin/api/delivery/replay-batch', admin, async (ctx) => {
+    const body = replayBatchBody(ctx.request.body);
+    const filter = deadFilter(body);
+    if (Object.keys(filter).length === 0) {
+      throw new ValidationError('', {
+        'zh-CN': '至少指定 bot_id、pipe_id 或 reason 之一',
+        'en-US': 'give at least one of bot_id, pipe_id and reason',
+      });
+    }
+    const done = await replayDeadDeliveries(
+      deps,
+      filter,
+      body.limit ?? REPLAY_BATCH_DEFAULT,
+      requeueOn(deps.pipeRuntime.queue),
+    );
+    reply(ctx, {
+      replayed: done.replayed,
+      skipped: done.skipped.map((s) => ({
+        msg_id: s.msg_id,
+        code: s.error.code,
+        message: s.error.localizedMessage(ctx.state.lang),
+      })),
+      remaining: done.remaining,
+    });
   });
 }

@@ -6,6 +6,21 @@ import type { Deps } from '../deps.js';
 export interface DeadFilter {
   readonly bot_id?: string;
   readonly pipe_id?: string;
+  /** The reason code the message died with (REASON, or a render error's key). */
+  readonly reason?: string;
+}
+
+/** Most dead messages one bulk replay sends again; an operator calls again for more. */
+export const REPLAY_BATCH_MAX = 500;
+/** Replays of a bulk replay in flight at once (each takes a lock and a few round trips). */
+const REPLAY_BATCH_CONCURRENCY = 8;
+
+/** What a bulk replay did: the messages queued again, those it passed over and why, and the rest. */
+export interface BatchReplay {
+  readonly replayed: string[];
+  readonly skipped: Array<{ readonly msg_id: string; readonly error: HeraldError }>;
+  /** Replayable dead messages matching the filter that this call left for the next one. */
+  readonly remaining: number;
 }
 
 /** Failed (dead) messages, newest first, with their reason. */
@@ -82,4 +97,41 @@ export function undoReplay(
     { status: 'failed', replays: Math.max(0, replays), attempts },
     deps.now(),
   );
+}
+
+/**
+ * Sends up to `limit` dead messages matching `filter` again, oldest death first, each as
+ * replayDelivery does (its own lock; same msg_id). For the usual case, after a bot got its
+ * permission back or a relay came back up: hundreds of messages dead for one reason. Messages
+ * whose replay input has expired are not picked. One that cannot be replayed (replayed by
+ * someone else meanwhile, say) is skipped with its error. Redis or the database away ends the
+ * batch with that error: what was queued stays queued, and calling again goes on from there.
+ */
+export async function replayDeadDeliveries(
+  deps: Deps,
+  filter: DeadFilter,
+  limit: number,
+  requeue: Requeue,
+): Promise<BatchReplay> {
+  const ids = await deps.store.deliveries.replayableDeadIds(filter, Math.min(limit, REPLAY_BATCH_MAX));
+  const replayed: string[] = [];
+  const skipped: Array<{ msg_id: string; error: HeraldError }> = [];
+  let next = 0;
+  // The first error that ends the batch; the lanes stop taking messages once it is set.
+  let ended: { error: unknown } | null = null;
+  const lane = async (): Promise<void> => {
+    while (ended === null && next < ids.length) {
+      const msgId = ids[next++]!;
+      try {
+        await replayDelivery(deps, msgId, requeue);
+        replayed.push(msgId);
+      } catch (err) {
+        if (err instanceof HeraldError && err.status < 500) skipped.push({ msg_id: msgId, error: err });
+        else ended ??= { error: err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REPLAY_BATCH_CONCURRENCY, ids.length) }, lane));
+  if (ended !== null) throw (ended as { error: unknown }).error;
+  return { replayed, skipped, remaining: await deps.store.deliveries.countReplayableDead(filter) };
 }
