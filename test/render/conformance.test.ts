@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJsonData } from '../../src/render/index.js';
 import { compileTemplate } from '../../src/render/twig/index.js';
 import { PhpArray } from '../../src/render/twig/runtime/php-array.js';
+import { seeded } from '../helpers/seeded.js';
 
 type Compiled = ReturnType<typeof compileTemplate>;
 type PlatformContext = Parameters<Compiled['render']>[1];
@@ -27,18 +28,6 @@ const expectedDir = new URL('expected/', conformanceDir);
 
 /** Templates must not depend on the clock; a fixed instant keeps any accidental use stable. */
 const FIXED_NOW = Date.UTC(2024, 0, 15, 12, 0, 0);
-
-/** mulberry32: small deterministic generator so random() never makes a case flaky. */
-function seeded(seed = 0x5eed): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function readJson<T>(url: URL): T {
   return JSON.parse(readFileSync(url, 'utf8')) as T;

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstJsonError } from '../../../src/render/cards/json-first-error.js';
-
-/** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../../helpers/seeded.js';
 
 const DOCS = [
   '[{"type":"card","theme":"info","modules":[{"type":"section","text":{"type":"kmarkdown","content":"**hi** \\u4f60"}}]}]',
