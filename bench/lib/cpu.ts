@@ -35,16 +35,33 @@ export function pidOnPort(port: number): number | undefined {
   }
 }
 
+/** Per-message CPU of each process between two readings, in µs, by process name. */
+export function cpuMicrosPerMessage(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  messages: number,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(after)) {
+    if (before[k] === undefined) continue;
+    out[k] = Math.round((((after[k] as number) - (before[k] as number)) * 1000) / messages);
+  }
+  return out;
+}
+
+/** Per-message CPU as "name N µs" pairs. */
+export const formatCpu = (micros: Record<string, number>): string =>
+  Object.entries(micros)
+    .map(([k, us]) => `${k} ${us} µs`)
+    .join(', ');
+
 /** Per-message CPU of each process between two readings, as "name N µs" pairs. */
 export function cpuPerMessage(
   before: Record<string, number>,
   after: Record<string, number>,
   messages: number,
 ): string {
-  return Object.keys(after)
-    .filter((k) => before[k] !== undefined)
-    .map((k) => `${k} ${Math.round((((after[k] as number) - (before[k] as number)) * 1000) / messages)} µs`)
-    .join(', ');
+  return formatCpu(cpuMicrosPerMessage(before, after, messages));
 }
 
 let ticks: number | undefined;
