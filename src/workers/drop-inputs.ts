@@ -15,8 +15,9 @@ export const DROP_INPUTS_BATCH = 500;
  * keeps a completed job for status reads (PIPE_JOB_RETENTION: a day, up to 100,000 jobs), and
  * nothing reads a delivered job's input again (a completed job never runs again; replay sends
  * dead messages from the store's copy). Measured by `npm run bench:worker` (MEMORY USAGE of kept
- * jobs): 22.9 KB per delivered 50 KB GitLab push with its input, 1.5 KB without; at the retention
- * count that is 2.2 GB against 150 MB of Redis, and far more for bodies near BODY_LIMIT_BYTES.
+ * jobs, every field counted): 10.9 KB per delivered 50 KB GitLab push with its (deflated) input,
+ * 1.3 KB without; at the retention count that is about 1.1 GB against 130 MB of Redis, and far
+ * more for bodies that do not deflate or are near BODY_LIMIT_BYTES.
  * Best effort: a drop that fails leaves the input to the retention, which removes the job anyway.
  * The drops of one event-loop turn go to Redis as one script call.
  */
