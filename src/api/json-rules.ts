@@ -1,3 +1,4 @@
+import { constants as zlibConstants } from 'node:zlib';
 import { HeraldError } from '../errors/index.js';
 
 /*
@@ -100,3 +101,27 @@ export function bodyEncodingOf(header: string | undefined): BodyEncoding | undef
       return undefined;
   }
 }
+
+/**
+ * The codes Node's decompressors give their errors: zlib's, named as its Z_ constants
+ * (Z_DATA_ERROR, Z_BUF_ERROR...; the set holds every Z_ name, flush modes too, which no error
+ * carries), and brotli's, which Node names `ERR_` + the decoder error's name without its
+ * BROTLI_DECODER prefix (BROTLI_DECODER_ERROR_FORMAT_PADDING_2 -> ERR__ERROR_FORMAT_PADDING_2).
+ * Taken from zlib's own table, so that a corrupt body is told from every other failure by its code.
+ */
+const DECOMPRESSION_ERROR_CODES: ReadonlySet<string> = new Set([
+  ...Object.keys(zlibConstants).filter((name) => name.startsWith('Z_')),
+  ...Object.keys(zlibConstants)
+    .filter((name) => name.startsWith('BROTLI_DECODER_ERROR_'))
+    .map((name) => `ERR_${name.slice('BROTLI_DECODER'.length)}`),
+]);
+
+/** Whether an error came from decompressing a body: the body is corrupt, not the server. */
+export function isDecompressionError(err: unknown): err is Error & { code: string } {
+  const code: unknown = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && DECOMPRESSION_ERROR_CODES.has(code);
+}
+
+/** A compressed body that does not decompress: 400, with what the decompressor said. */
+export const undecompressable = (err: Error): HeraldError =>
+  new HeraldError('BODY_UNREADABLE', { detail: `the content could not be decompressed (${err.message})` });

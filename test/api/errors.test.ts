@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -131,11 +131,17 @@ describe('error envelope by status', () => {
 
     const unknown = await create(gz, { 'Content-Encoding': 'compress' });
     expect([unknown.status, unknown.body.code]).toEqual([415, 41500]);
-    const corrupt = await create(Buffer.concat([gz.subarray(0, 12), Buffer.alloc(12, 7)]), {
-      'Content-Encoding': 'gzip',
-    });
-    expect([corrupt.status, corrupt.body.code]).toEqual([400, 40003]);
-    expect(corrupt.body.message).toMatch(/could not be decompressed/);
+    // zlib's refusal, and brotli's two kinds (a bad stream, a cut-off one): 400, never a 500.
+    const br = brotliCompressSync(JSON.stringify({ name: 'x'.repeat(500) }));
+    for (const [encoding, body] of [
+      ['gzip', Buffer.concat([gz.subarray(0, 12), Buffer.alloc(12, 7)])],
+      ['br', Buffer.alloc(16, 0xff)],
+      ['br', br.subarray(0, 5)],
+    ] as const) {
+      const corrupt = await create(body, { 'Content-Encoding': encoding });
+      expect([encoding, corrupt.status, corrupt.body.code]).toEqual([encoding, 400, 40003]);
+      expect(corrupt.body.message).toMatch(/could not be decompressed/);
+    }
   });
 
   it('429 once the bot budget is spent, with the rate-limit headers on every answer', async () => {

@@ -108,14 +108,19 @@ describe('content encodings', () => {
     const other = await post(sendPath(plainToken), { ...json, 'Content-Encoding': 'compress' }, ['{}']);
     expect(other.status).toBe(415);
     expect(other.body.code).toBe(41500);
-    const corrupt = await post(sendPath(plainToken), { ...json, 'Content-Encoding': 'gzip' }, [
-      Buffer.from('not gzip at all'),
-    ]);
-    expect(corrupt.status).toBe(400);
-    expect(corrupt.body.code).toBe(40003);
-    expect(corrupt.body.message).toMatch(
-      /^Request body could not be read: the content could not be decompressed/,
-    );
+    // zlib's refusal, and brotli's two kinds: a bad stream and a cut-off one.
+    const packed = brotliCompressSync(JSON.stringify({ content: 'x'.repeat(500) }));
+    for (const [encoding, body] of [
+      ['gzip', Buffer.from('not gzip at all')],
+      ['br', Buffer.alloc(16, 0xff)],
+      ['br', packed.subarray(0, 5)],
+    ] as const) {
+      const corrupt = await post(sendPath(plainToken), { ...json, 'Content-Encoding': encoding }, [body]);
+      expect([encoding, corrupt.status, corrupt.body.code]).toEqual([encoding, 400, 40003]);
+      expect(corrupt.body.message).toMatch(
+        /^Request body could not be read: the content could not be decompressed/,
+      );
+    }
   });
 
   it('413 for a small compressed body that unpacks beyond the limit', async () => {

@@ -7,7 +7,9 @@ import {
   checkKeys,
   explainParseFailure,
   hasBody,
+  isDecompressionError,
   isJsonContentType,
+  undecompressable,
 } from '../json-rules.js';
 
 /**
@@ -35,12 +37,8 @@ export function jsonBody(limitBytes: number): Middleware {
         throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
       }
       if (err instanceof SyntaxError && typeof e.body === 'string') throw explainParseFailure(e.body);
-      // zlib's own errors (Z_DATA_ERROR, Z_BUF_ERROR...): a corrupt compressed body.
-      if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
-        throw new HeraldError('BODY_UNREADABLE', {
-          detail: `the content could not be decompressed (${e.message})`,
-        });
-      }
+      // The decompressor's own errors (zlib's or brotli's): a corrupt compressed body.
+      if (isDecompressionError(err)) throw undecompressable(err);
       // raw-body's refusals (aborted, length mismatch) carry a 4xx status and a plain message.
       if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
         throw new HeraldError('BODY_UNREADABLE', { detail: e.message });

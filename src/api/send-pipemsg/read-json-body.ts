@@ -10,6 +10,7 @@ import {
   explainParseFailure,
   hasBody,
   isJsonContentType,
+  undecompressable,
 } from '../json-rules.js';
 
 /*
@@ -121,11 +122,7 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
     source.on('data', onData);
     source.once('end', () => finish(null));
     source.once('error', (err: Error) =>
-      finish(
-        source === req
-          ? unreadable(err.message)
-          : unreadable(`the content could not be decompressed (${err.message})`),
-      ),
+      finish(source === req ? unreadable(err.message) : undecompressable(err)),
     );
     // The client went away before the whole body arrived ('end' comes first on a complete body).
     req.once('close', () => {
