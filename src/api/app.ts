@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
+import { answerInvalidTarget } from './invalid-target.js';
 import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
@@ -27,11 +28,15 @@ export function createHttpHandler(deps: PipeDeps): RequestListener {
   const koa = createKoaApp(deps).callback();
   const sendPipemsg = sendPipemsgListener(deps);
   return (req, res) => {
-    if (req.method === 'POST') {
-      const target = splitTarget(req.url ?? '/');
-      if (target && isSendPipemsgPath(target.path)) return sendPipemsg(req, res, target.path, target.query);
+    const url = req.url ?? '/';
+    const target = splitTarget(url);
+    if (target === null) return answerInvalidTarget(deps.log, req, res);
+    if (req.method === 'POST' && isSendPipemsgPath(target.path)) {
+      return sendPipemsg(req, res, target.path, target.query);
     }
-    // Koa answers everything else, a target that is not a URL included (404, in the envelope).
+    // Koa reads the target with the legacy url.parse, which throws on some absolute-form targets
+    // WHATWG URL takes: it gets the origin form (the path and query) instead.
+    if (!url.startsWith('/')) req.url = target.query === '' ? target.path : `${target.path}?${target.query}`;
     void koa(req, res);
   };
 }

@@ -36,6 +36,7 @@ export const CATALOGUE = {
     'The key "{key}" is not allowed anywhere in the request',
   ),
   BODY_UNREADABLE: def(40003, 400, '请求体无法读取：{detail}', 'Request body could not be read: {detail}'),
+  REQUEST_TARGET_INVALID: def(40004, 400, '请求地址不是合法的 URL', 'The request target is not a valid URL'),
   TEMPLATE_COMPILE: def(
     40010,
     400,

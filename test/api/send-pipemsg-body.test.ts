@@ -257,15 +257,15 @@ describe('around the body', () => {
     expect(get.body.code).toBe(40500);
   });
 
-  it('takes an absolute-form target; one that is not a URL gets a 404 envelope and the process serves on', async () => {
+  it('takes absolute-form targets; one that is not a URL gets a 400 envelope and the process serves on', async () => {
     /** One request written as raw bytes (Node's client would refuse these targets). */
-    const raw = (target: string, body: string) =>
+    const raw = (method: string, target: string, body: string) =>
       new Promise<string>((resolve, reject) => {
         const { hostname, port } = new URL(app.base);
         const socket = connect(Number(port), hostname, () => {
           // Written, not ended: the server answers a half-closed connection with nothing.
           socket.write(
-            `POST ${target} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
+            `${method} ${target} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n` +
               `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
           );
         });
@@ -277,12 +277,28 @@ describe('around the body', () => {
         socket.on('end', () => resolve(text));
         socket.on('error', reject);
       });
-    const absolute = await raw(`http://localhost${sendPath(plainToken)}`, '{"content":"absolute"}');
+    const envelopeOf = (answer: string): unknown => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    const absolute = await raw('POST', `http://localhost${sendPath(plainToken)}`, '{"content":"absolute"}');
     expect(absolute).toMatch(/^HTTP\/1\.1 200 /);
-    // WHATWG URL refuses this target; Node's HTTP parser does not.
-    const bad = await raw('http://a:b:c/x', '{}');
-    expect(bad).toMatch(/^HTTP\/1\.1 404 /);
-    expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 40400 });
+    // An absolute-form target on a Koa route too.
+    const health = await raw('GET', 'http://localhost/healthz', '');
+    expect(health).toMatch(/^HTTP\/1\.1 200 /);
+    // Targets Node's HTTP parser passes and URL parsers refuse: a bad port, a bad IPv6 host (which
+    // Koa's own url.parse threw on, a bare 500), on send-pipemsg and elsewhere.
+    for (const [method, target] of [
+      ['POST', 'http://a:b:c/x'],
+      ['POST', 'http://[::1/x'],
+      ['GET', 'http://[::1/x'],
+      ['POST', `http://a:99999999${sendPath(plainToken)}`],
+    ]) {
+      const bad = await raw(method as string, target as string, method === 'POST' ? '{}' : '');
+      expect([method, target, bad.slice(0, 12)]).toEqual([method, target, 'HTTP/1.1 400']);
+      expect(envelopeOf(bad)).toMatchObject({ code: 40004, data: {} });
+    }
+    const logged = app.logs.filter((l) => l.msg === 'request' && l.status === 400 && l.route === null);
+    expect(logged.length).toBeGreaterThanOrEqual(4);
+    // No token in the log: the target is not written there.
+    expect(JSON.stringify(app.logs)).not.toContain(plainToken);
     expect((await app.request('GET', '/healthz')).status).toBe(200);
   });
 });
