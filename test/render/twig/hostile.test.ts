@@ -302,16 +302,19 @@ describe('work chosen by arguments, not input', () => {
   });
 
   it('a date_modify of as many terms as the string bound allows ends quickly', () => {
+    // The render clock is lifted so that it cannot end the render first: what is measured is the
+    // modifier's own cost (every term charged, none slow), which must stay far below the clock.
     const start = performance.now();
-    let out: unknown;
-    try {
-      out = render(`${doubled('+1 day ', 17)}{{ 0|date_modify(f)|date("Y") }}`);
-    } catch (err) {
-      // On a loaded machine the 50 ms clock may end it first: bounded either way.
-      expect(err).toBeInstanceOf(TemplateLimitError);
-      out = (err as TemplateLimitError).limit;
-    }
-    expect(['2328', 'maxRenderMs']).toContain(out);
+    const out = render(
+      `${doubled('+1 day ', 17)}{{ 0|date_modify(f)|date("Y") }}`,
+      {},
+      {},
+      {},
+      {
+        maxRenderMs: 5_000,
+      },
+    );
+    expect(out).toBe('2328');
     expect(performance.now() - start).toBeLessThan(500);
   });
 
