@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pipeMessageStatus } from '../../src/domain/pipes/status.js';
@@ -180,5 +180,54 @@ describe('pipeMessageStatus while the database is away', () => {
     await expect(pipeMessageStatus(app.res, `away-gone-${Date.now()}`, asker)).rejects.toBeInstanceOf(
       NotFoundError,
     );
+  });
+});
+
+describe('pipeMessageStatus of a failed job with no record yet', () => {
+  it('names the reason code the worker failed it with, and never the text of any other error', async () => {
+    // Its own queue prefix: the sending worker above takes every job of the shared one.
+    const own = await startTestApp('pipe_status_failed');
+    const failingConnection = new Redis(own.config.redisUrl, { maxRetriesPerRequest: null });
+    const failing = new Worker<PipeJob>(
+      PIPE_QUEUE,
+      async (j) => {
+        // Stands for a worker that failed the job and died before its record was written; the
+        // job's input says what it failed with.
+        throw new UnrecoverableError(j.data.input as string);
+      },
+      { connection: failingConnection, prefix: own.config.redisPrefix },
+    );
+    try {
+      const ids = { reason: `failed-reason-${Date.now()}`, other: `failed-other-${Date.now()}` };
+      await own.res.pipeRuntime.queue.add(
+        PIPE_JOB_NAME,
+        { ...job(ids.reason), input: 'NO_SEND_PERMISSION' },
+        {
+          jobId: ids.reason,
+        },
+      );
+      await own.res.pipeRuntime.queue.add(
+        PIPE_JOB_NAME,
+        { ...job(ids.other), input: 'connect ECONNREFUSED 10.0.0.7:443' },
+        { jobId: ids.other },
+      );
+      for (const id of Object.values(ids)) {
+        await expect
+          .poll(() => own.res.pipeRuntime.queue.getJobState(id), { timeout: 10_000 })
+          .toBe('failed');
+      }
+      const asker = { pipe_id: 'pipe-1' };
+      expect(await pipeMessageStatus(own.res, ids.reason, asker)).toMatchObject({
+        status: 'failed',
+        error: { reason: 'NO_SEND_PERMISSION', code: null, message: null },
+      });
+      const other = await pipeMessageStatus(own.res, ids.other, asker);
+      expect(other).toMatchObject({ status: 'failed', error: { reason: null, code: null, message: null } });
+      expect(JSON.stringify(other)).not.toContain('ECONNREFUSED');
+    } finally {
+      await failing.close();
+      failingConnection.disconnect();
+      await own.close();
+    }
   });
 });

@@ -462,7 +462,8 @@ describe('dead jobs without a failed record', () => {
     expect(await record(job.data.msg_id)).toBeNull();
     expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
     const rec = await record(job.data.msg_id);
-    const errorId = (rec?.detail as { error_id?: string } | null)?.error_id ?? '';
+    const errorId = String((rec?.detail as { error_id?: string } | null)?.error_id);
+    expect(errorId).toMatch(/^[0-9a-f]{12}$/);
     expect(rec).toMatchObject({
       status: 'failed',
       reason: 'INTERNAL',

@@ -78,8 +78,12 @@ export async function markSentMany(
   );
 }
 
-/** What a failure records: reason code, catalogue code, English message and detail. */
-export function describeFailure(err: unknown): {
+/**
+ * What a failure records: reason code, catalogue code, English message and detail. Only Herald
+ * errors get this far: an unexpected error is made an internalFailure first (asDeliveryFailure),
+ * so that its text is never recorded (pipemsg-status shows the record to pipe senders).
+ */
+export function describeFailure(err: HeraldError): {
   reason: string;
   code: number;
   message: string;
@@ -93,15 +97,9 @@ export function describeFailure(err: unknown): {
       detail: err.data ? { ...err.data } : null,
     };
   }
-  if (err instanceof HeraldError) {
-    // Render, card and template errors: their own key is the reason, with line and excerpt.
-    const reason = err.key === 'DEPENDENCY_DOWN' ? REASON.DEPENDENCY_DOWN : err.key;
-    return { reason, code: err.code, message: err.message, detail: { code: err.code, ...err.data } };
-  }
-  // Callers turn unexpected errors into internalFailure first; the error's own text is never
-  // recorded either way (pipemsg-status shows the record to pipe senders).
-  const internal = new HeraldError('DELIVERY_INTERNAL', { error_id: '' });
-  return { reason: REASON.INTERNAL, code: internal.code, message: internal.message, detail: null };
+  // Render, card and template errors: their own key is the reason, with line and excerpt.
+  const reason = err.key === 'DEPENDENCY_DOWN' ? REASON.DEPENDENCY_DOWN : err.key;
+  return { reason, code: err.code, message: err.message, detail: { code: err.code, ...err.data } };
 }
 
 /**
@@ -124,7 +122,13 @@ export const asDeliveryFailure = (err: unknown): HeraldError =>
   err instanceof HeraldError ? err : internalFailure(err);
 
 /** An attempt failed and will be retried: the message is queued again, with the last reason. */
-export function markRetrying(deps: Deps, ids: DeliveryIds, err: unknown, attempts: number, retryAt: number) {
+export function markRetrying(
+  deps: Deps,
+  ids: DeliveryIds,
+  err: HeraldError,
+  attempts: number,
+  retryAt: number,
+) {
   const f = describeFailure(err);
   return save(deps, ids, { status: 'queued', ...f, attempts, retry_at: retryAt });
 }
@@ -133,7 +137,7 @@ export function markRetrying(deps: Deps, ids: DeliveryIds, err: unknown, attempt
 export function markFailed(
   deps: Deps,
   ids: DeliveryIds,
-  err: unknown,
+  err: HeraldError,
   attempts: number,
   job: Readonly<Record<string, unknown>> | null,
   notPermissionsMention: string[] = [],
