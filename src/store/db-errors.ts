@@ -38,7 +38,13 @@ export function isUnreachable(err: unknown): boolean {
 export const DUPLICATE_KEY = 11000;
 
 export function isDuplicateKey(err: unknown): boolean {
-  return err instanceof mongoose.mongo.MongoServerError && err.code === DUPLICATE_KEY;
+  return (
+    err instanceof mongoose.mongo.MongoServerError &&
+    // A bulk write's error takes the code of its first write error, whatever the others were:
+    // only its caller, looking at each write error, can tell what was stored (insertNew).
+    !(err instanceof mongoose.mongo.MongoBulkWriteError) &&
+    err.code === DUPLICATE_KEY
+  );
 }
 
 /**

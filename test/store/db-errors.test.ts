@@ -50,4 +50,26 @@ describe('guarded', () => {
     expect(err).toBeInstanceOf(DuplicateRecordError);
     expect((err as Error).cause).toBe(duplicate);
   });
+
+  it('leaves a bulk write error as it is, even one whose first write error is a duplicate', async () => {
+    // Its code is its first write error's: the second write here failed for another reason, so
+    // "a record with that key exists" would hide records that were not stored.
+    const bulk = new mongoose.mongo.MongoBulkWriteError(
+      {
+        message: 'E11000 duplicate key',
+        code: 11000,
+        writeErrors: [
+          { index: 0, code: 11000, errmsg: 'E11000 duplicate key' },
+          { index: 1, code: 2, errmsg: 'bad value' },
+        ] as never,
+      },
+      { insertedCount: 0 } as never,
+    );
+    const repo = guarded({
+      async insertMany() {
+        throw bulk;
+      },
+    });
+    expect(await repo.insertMany().catch((e: unknown) => e)).toBe(bulk);
+  });
 });
