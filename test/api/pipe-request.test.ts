@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/api/pipe-request.js';
+import { seeded } from '../helpers/seeded.js';
 
 /** What URLSearchParams makes of a query, in parseQuery's shape (repeated names as lists). */
 function reference(qs: string): Record<string, string | string[]> {
@@ -12,20 +13,9 @@ function reference(qs: string): Record<string, string | string[]> {
   return out;
 }
 
-/** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('parseQuery', () => {
   it('reads 20,000 random query strings exactly as URLSearchParams does', () => {
-    const next = random(20261124);
+    const next = seeded(20261124);
     const alphabet = [
       'a',
       'b',

@@ -15,17 +15,17 @@ export type XmlChild = XmlElement | { readonly text: string };
 export const isElement = (child: XmlChild): child is XmlElement => 'name' in child;
 
 /**
- * fast-xml-parser is told to expand nothing (`processEntities: false`): external and internal
- * entities are the XML attack surface (XXE, billion laughs). A DOCTYPE, the only place entities
- * can be declared, is refused before parsing; the five predefined entities and character
- * references are decoded here, and any other `&name;` is an error.
- */
-/**
  * Deepest element nesting of a card document. Real cards nest a handful of levels; the parser
  * recurses per level, so it has a bound (fast-xml-parser's own default, named here).
  */
 export const XML_MAX_DEPTH = 100;
 
+/**
+ * fast-xml-parser is told to expand nothing (`processEntities: false`): external and internal
+ * entities are the XML attack surface (XXE, billion laughs). A DOCTYPE, the only place entities
+ * can be declared, is refused before parsing; the five predefined entities and character
+ * references are decoded here, and any other `&name;` is an error.
+ */
 const parser = new XMLParser({
   maxNestedTags: XML_MAX_DEPTH,
   preserveOrder: true,
