@@ -86,11 +86,17 @@ function filterOf(f: DeliveryFilter): Record<string, string> {
   return q;
 }
 
-/** Dead messages that can still be replayed: failed, with their replay input kept. */
-const replayableDead = (f: DeliveryFilter) => ({
+/** Which dead messages a bulk replay looks at: a filter, and those dead at or before `died_before` (ms). */
+export interface ReplayableFilter extends Omit<DeliveryFilter, 'status'> {
+  readonly died_before: number;
+}
+
+/** Dead messages that can still be replayed: failed by `died_before`, with their replay input kept. */
+const replayableDead = ({ died_before, ...f }: ReplayableFilter) => ({
   ...filterOf(f),
   status: 'failed',
   job: mongoose.trusted({ $ne: null }),
+  updated_at: mongoose.trusted({ $lte: died_before }),
 });
 
 export function createDeliveryStore({ Delivery }: DeliveryModels) {
@@ -213,7 +219,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
      * Ids of dead messages that can still be replayed (their input is kept), oldest death
      * first, at most `limit` (1 or more). For replays in bulk.
      */
-    async replayableDeadIds(filter: Omit<DeliveryFilter, 'status'>, limit: number): Promise<string[]> {
+    async replayableDeadIds(filter: ReplayableFilter, limit: number): Promise<string[]> {
       const docs = await Delivery.find(replayableDead(filter), { _id: 1 })
         .sort({ updated_at: 1, _id: 1 })
         .limit(Math.max(1, limit))
@@ -222,7 +228,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
     },
 
     /** How many dead messages matching `filter` can still be replayed. */
-    countReplayableDead(filter: Omit<DeliveryFilter, 'status'>): Promise<number> {
+    countReplayableDead(filter: ReplayableFilter): Promise<number> {
       return Delivery.countDocuments(replayableDead(filter));
     },
 

@@ -566,7 +566,7 @@ describe('permanent failures, dead letters and replay', () => {
       json: { id: noSend.id, permission_overwrites: [] },
     });
     const batch = (json: Record<string, unknown>) =>
-      app.request<{ replayed: string[]; skipped: unknown[]; remaining: number }>(
+      app.request<{ replayed: string[]; skipped: unknown[]; remaining: number; died_before: number }>(
         'POST',
         '/admin/api/delivery/replay-batch',
         { admin: true, json },
@@ -594,19 +594,45 @@ describe('permanent failures, dead letters and replay', () => {
       replayed: [],
       skipped: [],
       remaining: 0,
+      died_before: expect.any(Number),
     });
+
+    // A replay that dies again (the permission is still missing) died after the batch's
+    // died_before: a call with the same died_before neither picks it nor counts it, so a loop
+    // "until remaining is 0" ends. Unknown fields are ignored, as everywhere.
+    const again = await batch({ bot_id: v.bot.id, reason: 'NO_VIEW_PERMISSION', status: 'failed' });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toMatchObject({ replayed: [unseen], remaining: 0 });
+    const diedBefore = again.body.data.died_before;
+    // Queued again by the call; it dies again at once.
+    expect(await settled(unseen)).toMatchObject({
+      status: 'failed',
+      reason: 'NO_VIEW_PERMISSION',
+      replays: 1,
+    });
+    expect((await batch({ bot_id: v.bot.id, died_before: diedBefore })).body.data).toEqual({
+      replayed: [],
+      skipped: [],
+      remaining: 0,
+      died_before: diedBefore,
+    });
+    // A new call (died_before: now) takes it again.
+    expect((await batch({ bot_id: v.bot.id })).body.data).toMatchObject({ replayed: [unseen], remaining: 0 });
 
     for (const json of [
       {},
       { limit: 5 },
       { bot_id: v.bot.id, limit: 501 },
       { bot_id: v.bot.id, limit: 0 },
+      { bot_id: v.bot.id, died_before: -1 },
       { reason: 'no_send' },
-      { bot_id: v.bot.id, msg_id: muted[0] },
     ]) {
       const bad = await batch(json);
       expect([JSON.stringify(json), bad.status, bad.body.code]).toEqual([JSON.stringify(json), 400, 40000]);
     }
+    // A msg_id would widen one replay to the whole bot's dead messages: refused by name.
+    const one = await batch({ bot_id: v.bot.id, msg_id: muted[0] });
+    expect([one.status, one.body.code, one.body.data]).toEqual([400, 40000, { field: 'msg_id' }]);
   });
 
   it('replays a dead 50 KB GitLab push from its deflated input; refuses once the replay input expired', async () => {

@@ -39,6 +39,8 @@ const replayBatchBody = compileValidator<{
   pipe_id?: string;
   reason?: string;
   limit?: number;
+  died_before?: number;
+  msg_id?: unknown;
 }>({
   type: 'object',
   properties: {
@@ -46,8 +48,10 @@ const replayBatchBody = compileValidator<{
     pipe_id: idSchema,
     reason: reasonSchema,
     limit: { type: 'integer', minimum: 1, maximum: REPLAY_BATCH_MAX },
+    died_before: { type: 'integer', minimum: 0 },
+    // Refused below, by name: not a filter here (see the route).
+    msg_id: {},
   },
-  additionalProperties: false,
 });
 /** Dead messages one bulk replay sends when the caller does not say. */
 const REPLAY_BATCH_DEFAULT = 100;
@@ -98,11 +102,21 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, { delivery: view(record) });
   });
 
-  // Sends many dead messages again: those of a bot, a pipe and/or a reason, oldest death first,
-  // `limit` at a time (default 100, at most 500); `remaining` says how many are left for the
-  // next call.
+  // Sends many dead messages again: those of a bot, a pipe and/or a reason that died before
+  // `died_before` (ms; default: when the call started), oldest death first, `limit` at a time
+  // (default 100, at most 500). `remaining` says how many such messages are left; calling again
+  // with the `died_before` it answered goes on with them and never picks up a message that this
+  // run replayed and that died again, so a loop until `remaining` is 0 ends.
   router.post('/admin/api/delivery/replay-batch', admin, async (ctx) => {
     const body = replayBatchBody(ctx.request.body);
+    // Unknown fields are ignored everywhere else; this one would widen a single replay to every
+    // dead message of the bot or pipe given with it.
+    if (body.msg_id !== undefined) {
+      throw new ValidationError('msg_id', {
+        'zh-CN': '批量重发不按 msg_id 选择；单条消息请用 /admin/api/delivery/replay',
+        'en-US': 'is not a filter of a bulk replay; replay one message with /admin/api/delivery/replay',
+      });
+    }
     const filter = deadFilter(body);
     if (Object.keys(filter).length === 0) {
       throw new ValidationError('', {
@@ -110,9 +124,10 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
         'en-US': 'give at least one of bot_id, pipe_id and reason',
       });
     }
+    const diedBefore = body.died_before ?? deps.now();
     const done = await replayDeadDeliveries(
       deps,
-      filter,
+      { ...filter, died_before: diedBefore },
       body.limit ?? REPLAY_BATCH_DEFAULT,
       requeueOn(deps.pipeRuntime.queue),
     );
@@ -124,6 +139,7 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
         message: s.error.localizedMessage(ctx.state.lang),
       })),
       remaining: done.remaining,
+      died_before: diedBefore,
     });
   });
 }

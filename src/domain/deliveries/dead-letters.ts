@@ -10,6 +10,16 @@ export interface DeadFilter {
   readonly reason?: string;
 }
 
+/**
+ * Which dead messages a bulk replay takes: a dead-list filter, and those that died at or before
+ * `died_before` (ms). A message the batch replays is queued again at once, so if it dies again
+ * it has died after that time, and neither this call nor a later one given the same time picks
+ * it again: a loop of calls until nothing remains ends.
+ */
+export interface ReplayBatchFilter extends DeadFilter {
+  readonly died_before: number;
+}
+
 /** Most dead messages one bulk replay sends again; an operator calls again for more. */
 export const REPLAY_BATCH_MAX = 500;
 /** Replays of a bulk replay in flight at once (each takes a lock and a few round trips). */
@@ -19,7 +29,7 @@ const REPLAY_BATCH_CONCURRENCY = 8;
 export interface BatchReplay {
   readonly replayed: string[];
   readonly skipped: Array<{ readonly msg_id: string; readonly error: HeraldError }>;
-  /** Replayable dead messages matching the filter that this call left for the next one. */
+  /** Replayable dead messages matching the filter (died_before included) left for the next call. */
   readonly remaining: number;
 }
 
@@ -100,7 +110,7 @@ export function undoReplay(
 }
 
 /**
- * Sends up to `limit` dead messages matching `filter` again, oldest death first, each as
+ * Sends up to `limit` dead messages matching `filter` (ReplayBatchFilter) again, oldest death first, each as
  * replayDelivery does (its own lock; same msg_id). For the usual case, after a bot got its
  * permission back or a relay came back up: hundreds of messages dead for one reason. Messages
  * whose replay input has expired are not picked. One that cannot be replayed (replayed by
@@ -109,7 +119,7 @@ export function undoReplay(
  */
 export async function replayDeadDeliveries(
   deps: Deps,
-  filter: DeadFilter,
+  filter: ReplayBatchFilter,
   limit: number,
   requeue: Requeue,
 ): Promise<BatchReplay> {
