@@ -50,7 +50,10 @@ export const REASON = {
   DEPENDENCY_DOWN: 'DEPENDENCY_DOWN',
   /** Worker processes died while holding the message more than MAX_STALLED_COUNT times. */
   STALLED: 'STALLED',
-  /** An unexpected error (a bug); retried, then recorded with its message. */
+  /**
+   * An unexpected error (a bug); retried, then recorded with a generic message and an error id
+   * (the error itself is in the worker's log under that id).
+   */
   INTERNAL: 'INTERNAL',
 } as const;
 
