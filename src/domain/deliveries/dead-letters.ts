@@ -110,12 +110,13 @@ export function undoReplay(
 }
 
 /**
- * Sends up to `limit` dead messages matching `filter` (ReplayBatchFilter) again, oldest death first, each as
- * replayDelivery does (its own lock; same msg_id). For the usual case, after a bot got its
- * permission back or a relay came back up: hundreds of messages dead for one reason. Messages
- * whose replay input has expired are not picked. One that cannot be replayed (replayed by
- * someone else meanwhile, say) is skipped with its error. Redis or the database away ends the
- * batch with that error: what was queued stays queued, and calling again goes on from there.
+ * Sends up to `limit` dead messages matching `filter` (ReplayBatchFilter: died_before included)
+ * again, oldest death first, each as replayDelivery does (its own lock; same msg_id). For the
+ * usual case, after a bot got its permission back or a relay came back up: hundreds of messages
+ * dead for one reason. Messages whose replay input has expired are not picked. One that cannot
+ * be replayed (replayed by someone else meanwhile, say) is skipped with its error. Redis or the
+ * database away ends the batch with that error: what was queued stays queued, and calling again
+ * goes on from there.
  */
 export async function replayDeadDeliveries(
   deps: Deps,
