@@ -43,37 +43,24 @@ function v8Position(text: string): number | null | 'valid' {
 }
 
 describe('firstJsonError', () => {
-  it('names the place and the V8 wording of common mistakes', () => {
-    expect(firstJsonError('[{"type":"card",\n  "modules":[],}]')).toEqual({
-      offset: 32,
-      message: 'Expected double-quoted property name',
-    });
-    expect(firstJsonError('{,}')).toEqual({ offset: 1, message: "Expected property name or '}'" });
-    expect(firstJsonError('{"a" 1}')).toEqual({ offset: 5, message: "Expected ':' after property name" });
-    expect(firstJsonError('[1 2]')).toEqual({
-      offset: 3,
-      message: "Expected ',' or ']' after array element",
-    });
-    expect(firstJsonError('{"a":1')).toEqual({
-      offset: 6,
-      message: "Expected ',' or '}' after property value",
-    });
-    expect(firstJsonError('[1,]')).toEqual({ offset: 3, message: "Unexpected token ']'" });
-    expect(firstJsonError('')).toEqual({ offset: 0, message: 'Unexpected end of JSON input' });
-    expect(firstJsonError('"a\nb"')).toEqual({
-      offset: 2,
-      message: 'Bad control character in string literal',
-    });
-    expect(firstJsonError('"\\x"')).toEqual({ offset: 2, message: 'Bad escaped character' });
-    expect(firstJsonError('[-]')).toEqual({ offset: 2, message: 'No number after minus sign' });
-    expect(firstJsonError('1.')).toEqual({ offset: 2, message: 'Unterminated fractional number' });
-    expect(firstJsonError('1e+')).toEqual({ offset: 3, message: 'Exponent part is missing a number' });
-    expect(firstJsonError('[tru]')).toEqual({ offset: 4, message: "Unexpected token ']'" });
-    expect(firstJsonError('{} x')).toEqual({
-      offset: 3,
-      message: 'Unexpected non-whitespace character after JSON',
-    });
-    expect(firstJsonError('"open')).toEqual({ offset: 5, message: 'Unterminated string' });
+  it.each([
+    ['[{"type":"card",\n  "modules":[],}]', 32, 'Expected double-quoted property name'],
+    ['{,}', 1, "Expected property name or '}'"],
+    ['{"a" 1}', 5, "Expected ':' after property name"],
+    ['[1 2]', 3, "Expected ',' or ']' after array element"],
+    ['{"a":1', 6, "Expected ',' or '}' after property value"],
+    ['[1,]', 3, "Unexpected token ']'"],
+    ['', 0, 'Unexpected end of JSON input'],
+    ['"a\nb"', 2, 'Bad control character in string literal'],
+    ['"\\x"', 2, 'Bad escaped character'],
+    ['[-]', 2, 'No number after minus sign'],
+    ['1.', 2, 'Unterminated fractional number'],
+    ['1e+', 3, 'Exponent part is missing a number'],
+    ['[tru]', 4, "Unexpected token ']'"],
+    ['{} x', 3, 'Unexpected non-whitespace character after JSON'],
+    ['"open', 5, 'Unterminated string'],
+  ])('names the place and the V8 wording of a common mistake: %j', (text, offset, message) => {
+    expect(firstJsonError(text)).toEqual({ offset, message });
   });
 
   it('agrees with JSON.parse on 4,000 mutated documents: valid or not, and where V8 says', () => {
