@@ -165,7 +165,7 @@ async function main() {
 /** Herald's web process with one pipe (a budget the load cannot exhaust). */
 async function serveHerald() {
   const { createHttpHandler } = await import('../src/api/app.js');
-  const { listen } = await import('../src/bin/http-server.js');
+  const { listen } = await import('../src/http/server.js');
   const { loadConfig } = await import('../src/config/index.js');
   const { createLogger } = await import('../src/log/logger.js');
   const { openResources } = await import('../src/resources.js');

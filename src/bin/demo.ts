@@ -4,11 +4,11 @@ import { createBot } from '../domain/bots.js';
 import { addMember, createChannel, createGuild, upsertUser } from '../domain/directory/index.js';
 import { createPipe } from '../domain/pipes/pipes.js';
 import { createTemplate } from '../domain/templates/index.js';
+import { listen } from '../http/server.js';
 import { createLogger } from '../log/logger.js';
 import { openResources } from '../resources.js';
 import { newNumericId } from '../store/index.js';
 import { startWorkers } from '../workers/index.js';
-import { listen } from './http-server.js';
 import { onShutdown } from './shutdown.js';
 import { configOrExit } from './startup.js';
 
@@ -52,7 +52,7 @@ const config = configOrExit({
 const log = createLogger(config.logLevel).child({ process: 'demo' });
 try {
   const resources = await openResources(config, log);
-  const workers = await startWorkers(resources);
+  const workers = await startWorkers(resources, resources.pipeRuntime.queue);
   const running = await listen(createHttpHandler(resources), config.port, config.host);
   const { bot, token } = await createBot(resources, {
     name: 'Herald Demo Bot',

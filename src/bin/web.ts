@@ -1,8 +1,8 @@
 import { createHttpHandler } from '../api/app.js';
+import { listen } from '../http/server.js';
 import { createLogger } from '../log/logger.js';
 import { checkRedisPolicy } from '../redis/redis-policy.js';
 import { openResources } from '../resources.js';
-import { listen } from './http-server.js';
 import { onShutdown } from './shutdown.js';
 import { configOrExit } from './startup.js';
 

@@ -1,19 +1,32 @@
+import { openCore } from '../core.js';
 import { createLogger } from '../log/logger.js';
-import { openResources } from '../resources.js';
+import { createPipeQueue } from '../queue/pipe-messages.js';
 import { startWorkers } from '../workers/index.js';
 import { onShutdown } from './shutdown.js';
 import { configOrExit } from './startup.js';
 
-/** The `worker` process: queue consumers. Scale it horizontally. */
+/**
+ * The `worker` process: queue consumers. Scale it horizontally. It opens the core (store and
+ * Redis) and a handle on the pipe queue; nothing of the web side's ingest runtime.
+ */
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
 try {
-  const resources = await openResources(config, log);
-  const workers = await startWorkers(resources);
+  const core = await openCore(config, log);
+  const queue = await createPipeQueue(config).catch(async (err: unknown) => {
+    await core.close();
+    throw err;
+  });
+  const workers = await startWorkers(core, queue.queue).catch(async (err: unknown) => {
+    await queue.close();
+    await core.close();
+    throw err;
+  });
   log.info('worker started');
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await workers.close(config.shutdownTimeoutMs);
-    await resources.close();
+    await queue.close();
+    await core.close();
   });
 } catch (err) {
   log.error('start-up failed', { error: err });

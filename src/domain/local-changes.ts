@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { DirectoryChange } from './directory/change-feed.js';
 
 /*
  * Changes this process made, told to its own caches at once. Other processes learn of a change
@@ -13,6 +12,18 @@ import type { DirectoryChange } from './directory/change-feed.js';
  * own origin: the entry was dropped at the write already, and dropping it again when the echo
  * arrives would only throw away what a request re-read meanwhile.
  */
+
+export type DirectoryChangeKind = 'guild' | 'channel' | 'member' | 'user' | 'template' | 'bot';
+
+export interface DirectoryChange {
+  readonly kind: DirectoryChangeKind;
+  /** The guild, channel, user, template or bot id; for a member, the member's user id. */
+  readonly id: string;
+  /** For channels and members: their guild. */
+  readonly guild_id?: string;
+  /** The publishing process (LocalChanges.origin); absent from older publishers. */
+  readonly origin?: string;
+}
 
 /** A changed pipe (its token, state, channel or template), or any change of the directory feed. */
 export type LocalChange = { readonly kind: 'pipe'; readonly id: string } | DirectoryChange;

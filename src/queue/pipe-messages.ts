@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
+import { createRedis } from '../redis/clients.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import type { InputEncoding } from './job-input.js';
 
@@ -86,12 +86,7 @@ export interface PipeQueueHandle {
  * waiting in a client-side buffer and accepting a message that was never stored.
  */
 export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> {
-  const connection = new Redis(config.redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: config.dbTimeoutMs,
-  });
+  const connection = createRedis(config, 'command');
   // Reconnect failures are reported by the command client's listener; without one here,
   // ioredis would print each to stderr.
   connection.on('error', () => {});

@@ -11,6 +11,7 @@ import {
   subscribeDirectoryChanges,
 } from '../domain/directory/index.js';
 import { LiveCache } from '../domain/pipes/live-cache.js';
+import { createPipeCache, type PipeCache, subscribePipeChanges } from '../domain/pipes/pipe-cache.js';
 import type { CompiledTemplate } from '../render/index.js';
 import type {
   BotRecord,
@@ -37,6 +38,8 @@ export const TEMPLATE_CACHE_MAX_ENTRIES = 5_000;
  * compiled templates are keyed by (id, version) on top of that.
  */
 export class WorkerCaches {
+  /** The pipes of the messages (a pipe disabled or deleted since its message was accepted). */
+  readonly pipes: PipeCache;
   readonly channels: LiveCache<ChannelRecord>;
   readonly guilds: LiveCache<GuildRecord>;
   /** Key `${guild_id}:${user_id}`. */
@@ -51,9 +54,14 @@ export class WorkerCaches {
   readonly templates: LiveCache<TemplateRecord>;
   private readonly compiled = new CompiledTemplates();
   private subscription: DirectorySubscription | undefined;
+  private stopPipes: (() => Promise<void>) | undefined;
 
   constructor(deps: Deps) {
     const opts = { maxEntries: DIRECTORY_CACHE_MAX_ENTRIES, freshMs: DIRECTORY_CACHE_FRESH_MS };
+    this.pipes = createPipeCache(deps.store, {
+      capacity: deps.config.pipeRateBurst,
+      perSecond: deps.config.pipeRatePerSecond,
+    });
     this.channels = new LiveCache({ ...opts, load: (id) => getChannel(deps, id) });
     this.guilds = new LiveCache({ ...opts, load: (id) => getGuild(deps, id) });
     this.members = new LiveCache({
@@ -98,51 +106,59 @@ export class WorkerCaches {
       this.upstreamTokens,
       this.templates,
     ];
-    this.subscription = await subscribeDirectoryChanges(
-      deps.config.redisUrl,
-      deps.config.redisPrefix,
-      (change) => {
-        switch (change.kind) {
-          case 'channel':
-            this.channels.invalidate(change.id);
-            if (change.guild_id !== undefined) this.guildChannels.invalidate(change.guild_id);
-            else this.guildChannels.clear();
-            break;
-          case 'guild':
-            this.guilds.invalidate(change.id);
-            this.guildChannels.invalidate(change.id);
-            break;
-          case 'member':
-            if (change.guild_id !== undefined) this.members.invalidate(`${change.guild_id}:${change.id}`);
-            else this.members.clear();
-            break;
-          case 'user':
-            this.users.invalidate(change.id);
-            break;
-          case 'bot':
-            this.bots.invalidate(change.id);
-            this.upstreamTokens.invalidate(change.id);
-            this.templates.clear(); // keyed by bot: cheaper to refill than to index
-            break;
-          case 'template':
-            // The change names the template, not its bot; template writes are rare.
-            this.templates.clear();
-            break;
-        }
-      },
-      {
-        local: deps.changes,
-        onResync: () => {
-          for (const c of directory) c.goLive();
+    this.stopPipes = await subscribePipeChanges(deps, this.pipes);
+    try {
+      this.subscription = await subscribeDirectoryChanges(
+        deps.config,
+        (change) => {
+          switch (change.kind) {
+            case 'channel':
+              this.channels.invalidate(change.id);
+              if (change.guild_id !== undefined) this.guildChannels.invalidate(change.guild_id);
+              else this.guildChannels.clear();
+              break;
+            case 'guild':
+              this.guilds.invalidate(change.id);
+              this.guildChannels.invalidate(change.id);
+              break;
+            case 'member':
+              if (change.guild_id !== undefined) this.members.invalidate(`${change.guild_id}:${change.id}`);
+              else this.members.clear();
+              break;
+            case 'user':
+              this.users.invalidate(change.id);
+              break;
+            case 'bot':
+              this.bots.invalidate(change.id);
+              // Cached pipes carry their bot's enabled flag.
+              this.pipes.clear();
+              this.upstreamTokens.invalidate(change.id);
+              this.templates.clear(); // keyed by bot: cheaper to refill than to index
+              break;
+            case 'template':
+              // The change names the template, not its bot; template writes are rare.
+              this.templates.clear();
+              break;
+          }
         },
-        // Changes published while the feed is down are lost: every lookup reads through until
-        // the feed is back (onResync).
-        onDisconnect: () => {
-          for (const c of directory) c.goOffline();
+        {
+          local: deps.changes,
+          onResync: () => {
+            this.pipes.clear();
+            for (const c of directory) c.goLive();
+          },
+          // Changes published while the feed is down are lost: every lookup reads through until
+          // the feed is back (onResync).
+          onDisconnect: () => {
+            for (const c of directory) c.goOffline();
+          },
+          onError: (err) => deps.log.debug('directory subscriber error', { error: err.message }),
         },
-        onError: (err) => deps.log.debug('directory subscriber error', { error: err.message }),
-      },
-    );
+      );
+    } catch (err) {
+      await this.stopPipes();
+      throw err;
+    }
     for (const c of directory) c.goLive();
   }
 
@@ -157,5 +173,6 @@ export class WorkerCaches {
 
   async close(): Promise<void> {
     await this.subscription?.close();
+    await this.stopPipes?.();
   }
 }

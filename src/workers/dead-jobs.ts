@@ -4,7 +4,7 @@ import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.j
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
 import { asDeliveryFailure, describeFailure, markFailed } from '../domain/deliveries/records.js';
-import type { PipeDeps } from '../domain/pipes/runtime.js';
+import type { Deps } from '../domain/deps.js';
 import { withRecordLock } from '../locks/record-lock.js';
 import { metricsFor } from '../metrics/index.js';
 import type { PipeJob, PipeQueue } from '../queue/pipe-messages.js';
@@ -48,7 +48,7 @@ const isPreReplayJob = (job: Job<PipeJob>, record: { status: string; replays: nu
  * already says failed, or sent. Under the record's lock, as replay is: a replay between the
  * check and the write cannot be overwritten.
  */
-export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Error): Promise<boolean> {
+export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): Promise<boolean> {
   const data = job.data;
   return withRecordLock(deps.redis, deliveryLockKey(deps, data.msg_id), async () => {
     if ((await job.getState()) !== 'failed') return false;
@@ -100,7 +100,7 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
  * (the process is closing; the next start-up's reconcile finds the job).
  */
 export async function recordDeadJobPatiently(
-  deps: PipeDeps,
+  deps: Deps,
   job: Job<PipeJob>,
   err: Error,
   stopped: () => boolean,
@@ -124,10 +124,7 @@ export async function recordDeadJobPatiently(
  * Records the newest DEAD_RECONCILE_JOBS failed jobs that have no failed record (their
  * recording process died first). Answers how many it recorded.
  */
-export async function reconcileDeadJobs(
-  deps: PipeDeps,
-  queue: PipeQueue = deps.pipeRuntime.queue,
-): Promise<number> {
+export async function reconcileDeadJobs(deps: Deps, queue: PipeQueue): Promise<number> {
   // Ids first, and one store query for them: a dead job holds its whole input (up to the body
   // limit), so only the few without a settled record are loaded.
   const ids = await queue.getRanges(['failed'], 0, DEAD_RECONCILE_JOBS - 1, false);
@@ -149,10 +146,7 @@ export async function reconcileDeadJobs(
  * is dead again, with the reason it died of, and can be replayed again (undoReplay). Answers how
  * many it undid. Run with the dead-job reconcile (start-up and hourly).
  */
-export async function undoInterruptedReplays(
-  deps: PipeDeps,
-  queue: PipeQueue = deps.pipeRuntime.queue,
-): Promise<number> {
+export async function undoInterruptedReplays(deps: Deps, queue: PipeQueue): Promise<number> {
   const stale = await deps.store.deliveries.staleReplays(
     deps.now() - REPLAY_INTERRUPTED_AFTER_MS,
     REPLAY_SWEEP_LIMIT,

@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { RunningServer } from '../bin/http-server.js';
+import type { Redis } from 'ioredis';
 import { expireReplayInput } from '../domain/deliveries/records.js';
-import type { PipeDeps } from '../domain/pipes/runtime.js';
+import type { Deps } from '../domain/deps.js';
+import type { RunningServer } from '../http/server.js';
 import { metricsFor } from '../metrics/index.js';
-import { pipeProbes } from '../metrics/pipe-probes.js';
-import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob } from '../queue/pipe-messages.js';
+import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob, type PipeQueue } from '../queue/pipe-messages.js';
+import { pipeProbes } from '../queue/probes.js';
 import { BucketLeases } from '../ratelimit/bucket-leases.js';
+import { createRedis } from '../redis/clients.js';
 import { checkRedisPolicy } from '../redis/redis-policy.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import { deliveryBackoff } from './backoff.js';
@@ -42,12 +43,14 @@ export interface RunningWorkers {
 /**
  * Starts the pipe-message consumer of this process: `config.workerConcurrency` jobs at once,
  * GET /metrics on `config.metricsPort`. Refuses to start on a Redis that may evict queue keys.
+ * `queue` is a producer handle on the pipe queue: job reads for the dead-job sweeps, and the
+ * depth gauges.
  */
-export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
+export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<RunningWorkers> {
   const { config, log } = deps;
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
-  metrics.setProbes(pipeProbes(deps));
+  metrics.setProbes(pipeProbes(queue));
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
   const closers: Array<() => Promise<void>> = [() => caches.close()];
@@ -64,9 +67,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
     // BullMQ's commands need a connection that retries forever (it makes its own duplicate for
     // blocking reads). The commands of all jobs in one event-loop turn (fetch, lock renewals,
     // completions) leave in one write, as do the command client's (budget, sent log).
-    connection = batchWritesPerTurn(
-      new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true }),
-    );
+    connection = batchWritesPerTurn(createRedis(config, 'blocking'));
     batchWritesPerTurn(deps.redis);
     connection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
     await connection.connect();
@@ -74,7 +75,7 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
       await connection.quit().catch(() => connection.disconnect());
     });
     // The sent-record flusher blocks on reads: a connection of its own, retrying while Redis is away.
-    const flusherConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    const flusherConnection = createRedis(config, 'blocking');
     flusherConnection.on('error', (err: Error) => log.debug('worker redis error', { error: err.message }));
     await flusherConnection.connect();
     closers.push(async () => {
@@ -129,8 +130,8 @@ export async function startWorkers(deps: PipeDeps): Promise<RunningWorkers> {
   // Dead jobs whose recording process died first, and replays cut off before their job was
   // queued: looked for at start-up and with each sweep.
   const reconcile = () =>
-    reconcileDeadJobs(deps)
-      .then(() => undoInterruptedReplays(deps))
+    reconcileDeadJobs(deps, queue)
+      .then(() => undoInterruptedReplays(deps, queue))
       .catch((err: unknown) => log.warn('could not look for unrecorded failed messages', { error: err }));
   void reconcile();
   const sweep = setInterval(() => {

@@ -26,11 +26,8 @@ export interface Checked {
 
 /** Steps 1-2: load and check. Throws DeliveryFailedError for good. */
 export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
-  const { deps, caches } = ctx;
-  const [pipe, bot] = await Promise.all([
-    deps.pipeRuntime.pipes.get(data.pipe_id),
-    caches.bots.get(data.bot_id),
-  ]);
+  const { caches } = ctx;
+  const [pipe, bot] = await Promise.all([caches.pipes.get(data.pipe_id), caches.bots.get(data.bot_id)]);
   if (!pipe || pipe.bot_id !== data.bot_id)
     throw fail(REASON.PIPE_DELETED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
   if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });

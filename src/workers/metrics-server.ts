@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { listen, type RunningServer } from '../bin/http-server.js';
+import { listen, type RunningServer } from '../http/server.js';
 
 /**
  * The worker's GET /metrics in the Prometheus text format. Anything else answers 404. No

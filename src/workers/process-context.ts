@@ -1,4 +1,4 @@
-import type { PipeDeps } from '../domain/pipes/runtime.js';
+import type { Deps } from '../domain/deps.js';
 import type { HeraldMetrics } from '../metrics/index.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import type { WorkerCaches } from './caches.js';
@@ -7,7 +7,7 @@ import type { SentLog } from './sent-log.js';
 
 /** What each pipe message is processed with: one per worker process. */
 export interface ProcessContext {
-  readonly deps: PipeDeps;
+  readonly deps: Deps;
   readonly caches: WorkerCaches;
   readonly metrics: HeraldMetrics;
   readonly sentLog: SentLog;

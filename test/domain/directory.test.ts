@@ -184,9 +184,7 @@ describe('platform objects', () => {
 describe('change feed', () => {
   it('publishes a change for every admin write, to subscribers in other connections', async () => {
     const seen: DirectoryChange[] = [];
-    const sub = await subscribeDirectoryChanges(app.config.redisUrl, app.config.redisPrefix, (c) =>
-      seen.push(c),
-    );
+    const sub = await subscribeDirectoryChanges(app.config, (c) => seen.push(c));
     try {
       const u = await upsertTestUser(app);
       const g = await createTestGuild(app, { user_id: u.id });
@@ -223,9 +221,7 @@ describe('change feed', () => {
     url.password = 'nopub-secret';
     const refused = new Redis(url.toString(), { maxRetriesPerRequest: 1 });
     const seen: DirectoryChange[] = [];
-    const sub = await subscribeDirectoryChanges(app.config.redisUrl, app.config.redisPrefix, (c) =>
-      seen.push(c),
-    );
+    const sub = await subscribeDirectoryChanges(app.config, (c) => seen.push(c));
     try {
       await publishDirectoryChange({ ...app.res, redis: refused }, { kind: 'template', id: 'tpl-retry' });
       await new Promise((r) => setTimeout(r, 2 * PUBLISH_RETRY_MS));
@@ -242,7 +238,7 @@ describe('change feed', () => {
 
   it('says when its connection is lost, so that caches stop serving, and when it is back', async () => {
     const events: string[] = [];
-    const sub = await subscribeDirectoryChanges(app.config.redisUrl, app.config.redisPrefix, () => {}, {
+    const sub = await subscribeDirectoryChanges(app.config, () => {}, {
       onDisconnect: () => events.push('disconnect'),
       onResync: () => events.push('resync'),
     });

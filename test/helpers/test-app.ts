@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createHttpHandler } from '../../src/api/app.js';
-import { listen, type RunningServer } from '../../src/bin/http-server.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
+import { listen, type RunningServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log/logger.js';
 import { openResources, type Resources } from '../../src/resources.js';
 

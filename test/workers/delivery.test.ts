@@ -73,7 +73,7 @@ const gitlabPipe = () => templatePipe(readFileSync(new URL('push-card.json.twig'
 
 beforeAll(async () => {
   app = await startTestApp('delivery', { METRICS_PORT: '0', WORKER_CONCURRENCY: '8', HOST: '127.0.0.1' });
-  workers = await startWorkers(app.res);
+  workers = await startWorkers(app.res, app.res.pipeRuntime.queue);
   relay = await startRelayServer();
   w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
   pipe = await createPipe(app, w);

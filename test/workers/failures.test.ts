@@ -92,7 +92,7 @@ beforeAll(async () => {
       if (tries >= 10) throw err;
     }
   }
-  workers = await startWorkers(workerRes);
+  workers = await startWorkers(workerRes, workerRes.pipeRuntime.queue);
 
   relay = await startRelayServer();
 });

@@ -92,7 +92,7 @@ describe('a message whose worker keeps dying', () => {
     expect(await app.res.pipeRuntime.queue.getJob(msgId).then((j) => j?.getState())).toBe('active');
 
     // A healthy worker finds the job stalled once more than allowed and fails it.
-    inProcess = await startWorkers(app.res);
+    inProcess = await startWorkers(app.res, app.res.pipeRuntime.queue);
     await expect
       .poll(async () => (await app.res.store.deliveries.get(msgId))?.status, {
         timeout: 15_000,

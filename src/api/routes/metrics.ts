@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { metricsFor } from '../../metrics/index.js';
-import { pipeProbes } from '../../metrics/pipe-probes.js';
+import { pipeProbes } from '../../queue/probes.js';
 import type { HeraldState } from '../state.js';
 
 /**
@@ -10,7 +10,7 @@ import type { HeraldState } from '../state.js';
  */
 export function metricsRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const metrics = metricsFor(deps);
-  metrics.setProbes(pipeProbes(deps));
+  metrics.setProbes(pipeProbes(deps.pipeRuntime.queue));
   router.get('/metrics', async (ctx) => {
     ctx.status = 200;
     ctx.type = metrics.registry.contentType;

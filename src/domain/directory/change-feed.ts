@@ -1,6 +1,7 @@
-import { Redis } from 'ioredis';
+import type { Config } from '../../config/index.js';
+import { createRedis } from '../../redis/clients.js';
 import type { Deps } from '../deps.js';
-import type { LocalChanges } from '../local-changes.js';
+import type { DirectoryChange, DirectoryChangeKind, LocalChanges } from '../local-changes.js';
 
 /*
  * Change notifications for the records other processes cache: the directory, and also templates
@@ -11,17 +12,7 @@ import type { LocalChanges } from '../local-changes.js';
  * `onResync` after every reconnect (drop everything), and caches should keep a TTL as well.
  */
 
-export type DirectoryChangeKind = 'guild' | 'channel' | 'member' | 'user' | 'template' | 'bot';
-
-export interface DirectoryChange {
-  readonly kind: DirectoryChangeKind;
-  /** The guild, channel, user, template or bot id; for a member, the member's user id. */
-  readonly id: string;
-  /** For channels and members: their guild. */
-  readonly guild_id?: string;
-  /** The publishing process (LocalChanges.origin); absent from older publishers. */
-  readonly origin?: string;
-}
+export type { DirectoryChange, DirectoryChangeKind } from '../local-changes.js';
 
 const KINDS: ReadonlySet<string> = new Set(['guild', 'channel', 'member', 'user', 'template', 'bot']);
 
@@ -124,18 +115,13 @@ export interface SubscribeOptions {
  * command). Resolves once subscribed. Malformed messages are ignored.
  */
 export async function subscribeDirectoryChanges(
-  redisUrl: string,
-  prefix: string,
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'dbTimeoutMs'>,
   onChange: (change: DirectoryChange) => void,
   options: SubscribeOptions = {},
 ): Promise<DirectorySubscription> {
-  const channel = directoryChangeChannel(prefix);
+  const channel = directoryChangeChannel(config.redisPrefix);
   // Named, so that an operator (or a test) can find it in CLIENT LIST.
-  const sub = new Redis(redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: null,
-    connectionName: `${prefix}:directory-feed`,
-  });
+  const sub = createRedis(config, 'subscriber', { connectionName: `${config.redisPrefix}:directory-feed` });
   sub.on('error', (err: Error) => options.onError?.(err));
   sub.on('close', () => options.onDisconnect?.());
   let readyOnce = false;

@@ -1,6 +1,7 @@
 import { HeraldError } from '../../errors/index.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
+import { createRedis } from '../../redis/clients.js';
 import type { PipeRecord, Store } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
@@ -117,4 +118,48 @@ export async function announcePipeChange(deps: Deps, pipeId: string): Promise<vo
   } catch (err) {
     throw asRedisDependencyError(err);
   }
+}
+
+/**
+ * Keeps `cache` current from the pipes-changed channel on a dedicated connection. The cache is
+ * live only while the subscription is: when the connection drops it is cleared and bypassed
+ * (every request reads the database) until the subscription is confirmed again, so a missed
+ * notification can never leave a rotated or deleted token working.
+ */
+export async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() => Promise<void>> {
+  const channel = pipesChangedChannel(deps.config.redisPrefix);
+  const sub = createRedis(deps.config, 'subscriber', { autoResubscribe: false, enableOfflineQueue: false });
+  sub.on('error', (err: Error) => deps.log.debug('pipe subscriber error', { error: err.message }));
+  sub.on('message', (from: string, text: string) => {
+    if (from !== channel) return;
+    const change = parsePipeChange(text);
+    // This process's own changes dropped the entry when they were made (below).
+    if (change.origin !== deps.changes.origin) cache.invalidate(change.id);
+  });
+  // This process's own pipe changes drop the entry before the change answers.
+  const stopLocal = deps.changes.on((change) => {
+    if (change.kind === 'pipe') cache.invalidate(change.id);
+  });
+  sub.on('close', () => cache.goOffline());
+  const subscribe = async () => {
+    await sub.subscribe(channel);
+    cache.goLive();
+  };
+  sub.on('ready', () => {
+    if (!cache.isLive) subscribe().catch(() => sub.disconnect(true));
+  });
+  try {
+    await sub.connect();
+    if (!cache.isLive) await subscribe();
+  } catch (err) {
+    stopLocal();
+    sub.disconnect();
+    throw err;
+  }
+  return async () => {
+    stopLocal();
+    sub.removeAllListeners('close');
+    cache.goOffline();
+    await sub.quit().catch(() => sub.disconnect());
+  };
 }

@@ -1,13 +1,14 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
 import { BucketLeases } from '../../ratelimit/bucket-leases.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
+import { createRedis } from '../../redis/clients.js';
 import { batchWritesPerTurn } from '../../redis/turn-batching.js';
 import type { ChannelRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { getChannel, subscribeDirectoryChanges } from '../directory/index.js';
 import { LiveCache } from './live-cache.js';
-import { createPipeCache, type PipeCache, parsePipeChange, pipesChangedChannel } from './pipe-cache.js';
+import { createPipeCache, type PipeCache, subscribePipeChanges } from './pipe-cache.js';
 
 /** Most channels a web process keeps for target_id checks. */
 export const CHANNEL_CACHE_MAX_ENTRIES = 20_000;
@@ -49,12 +50,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     load: (id) => getChannel(deps, id),
   });
 
-  const redis = new Redis(config.redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: config.dbTimeoutMs,
-  });
+  const redis = createRedis(config, 'command');
   // The commands of all requests served in one event-loop turn leave in one write.
   batchWritesPerTurn(redis);
   redis.on('error', () => {}); // reported by the main client's listener
@@ -80,8 +76,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   try {
     closers.push(await subscribePipeChanges(deps, pipes));
     const directory = await subscribeDirectoryChanges(
-      config.redisUrl,
-      config.redisPrefix,
+      config,
       (change) => {
         if (change.kind === 'channel') channels.invalidate(change.id);
         else if (change.kind === 'guild') channels.clear();
@@ -116,55 +111,5 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
       closing ??= closeAll();
       return closing;
     },
-  };
-}
-
-/**
- * Keeps `cache` current from the pipes-changed channel on a dedicated connection. The cache is
- * live only while the subscription is: when the connection drops it is cleared and bypassed
- * (every request reads the database) until the subscription is confirmed again, so a missed
- * notification can never leave a rotated or deleted token working.
- */
-async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() => Promise<void>> {
-  const channel = pipesChangedChannel(deps.config.redisPrefix);
-  const sub = new Redis(deps.config.redisUrl, {
-    lazyConnect: true,
-    autoResubscribe: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: null,
-    connectTimeout: deps.config.dbTimeoutMs,
-  });
-  sub.on('error', (err: Error) => deps.log.debug('pipe subscriber error', { error: err.message }));
-  sub.on('message', (from: string, text: string) => {
-    if (from !== channel) return;
-    const change = parsePipeChange(text);
-    // This process's own changes dropped the entry when they were made (below).
-    if (change.origin !== deps.changes.origin) cache.invalidate(change.id);
-  });
-  // This process's own pipe changes drop the entry before the change answers.
-  const stopLocal = deps.changes.on((change) => {
-    if (change.kind === 'pipe') cache.invalidate(change.id);
-  });
-  sub.on('close', () => cache.goOffline());
-  const subscribe = async () => {
-    await sub.subscribe(channel);
-    cache.goLive();
-  };
-  sub.on('ready', () => {
-    if (!cache.isLive) subscribe().catch(() => sub.disconnect(true));
-  });
-  try {
-    await sub.connect();
-    if (!cache.isLive) await subscribe();
-  } catch (err) {
-    stopLocal();
-    sub.disconnect();
-    throw err;
-  }
-  return async () => {
-    stopLocal();
-    sub.removeAllListeners('close');
-    cache.goOffline();
-    await sub.quit().catch(() => sub.disconnect());
   };
 }

@@ -1,5 +1,5 @@
-import type { PipeDeps } from '../domain/pipes/runtime.js';
-import type { MetricProbes } from './index.js';
+import type { MetricProbes } from '../metrics/index.js';
+import type { PipeQueue } from './pipe-messages.js';
 
 /**
  * The gauges read at scrape time, the same on web and worker processes: the pipe queue's job
@@ -8,8 +8,7 @@ import type { MetricProbes } from './index.js';
  * can be replayed). Not counted in the store: a scrape every few seconds would count a growing
  * delivery collection, which FerretDB does by scanning it, and a slow store would hang /metrics.
  */
-export function pipeProbes(deps: PipeDeps): MetricProbes {
-  const queue = deps.pipeRuntime.queue;
+export function pipeProbes(queue: PipeQueue): MetricProbes {
   return {
     queueCounts: async () => {
       const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
