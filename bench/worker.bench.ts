@@ -15,8 +15,8 @@
  *    stringify, one keep-alive POST to the same sink; nothing else) draining the same jobs,
  *    same concurrency, same run. Rounds alternate (reference, Herald, then for information a
  *    no-op BullMQ drain and Herald on the job format from before deflating: base64 only); prints
- *    each round's Herald/reference ratio, their median, and CPU per message of each process
- *    (mean over the rounds), the reference's step by step.
+ *    each round's Herald/reference ratio, their median, CPU per message of each process (mean
+ *    over the rounds), the reference's step by step, and the ratio that CPU alone implies.
  * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 (sent_at, the
  *    job's outcome, - accepted_at). The same schedule into the no-op worker first gives the floor
  *    that BullMQ and this machine set (accepted -> finishedOn).
@@ -514,6 +514,19 @@ const rounds = (xs: number[]) => `rounds: ${xs.map(fmt).join(', ')}`;
  * /proc) is BullMQ's fetch and completion, the event loop and garbage collection outside the
  * steps, beside the no-op drain's whole CPU for BullMQ alone.
  */
+/**
+ * The ratio that CPU per message alone implies (all processes of each arm): on a machine where
+ * CPU is the limit, the rates go inversely as it. Steadier than the rates on a shared machine,
+ * where other work takes a different share of the cores in each round.
+ */
+function cpuRatioLine(): string {
+  const sum = (micros: Record<string, number>) => Object.values(micros).reduce((a, b) => a + b, 0);
+  const [h, r] = [sum(cpu.herald), sum(cpu.reference)];
+  if (!(h > 0 && r > 0) || cpu.herald.worker === undefined || cpu.reference.worker === undefined)
+    return 'by CPU:             n/a (CPU not readable)';
+  return `by CPU:             ${(r / h).toFixed(2)}x (all processes: Herald ${h} µs per message, the reference ${r}; workers alone ${(cpu.reference.worker / cpu.herald.worker).toFixed(2)}x: ${cpu.herald.worker} against ${cpu.reference.worker} µs)`;
+}
+
 function referenceStepLines(): string[] {
   const per = (us: number) => Math.round(us / Math.max(1, refSteps.messages));
   const steps = {
@@ -542,6 +555,7 @@ process.stdout.write(
     `reference worker:   ${fmt(referenceRate)} msg/s (${rounds(rates.reference)}), the same jobs, template and sink as Herald's`,
     `Herald worker:      ${fmt(heraldRate)} msg/s (${rounds(rates.herald)})`,
     `ratio:              ${median(roundRatios).toFixed(2)}x of the reference, median of the rounds' (rounds: ${roundRatios.map((x) => x.toFixed(2)).join(', ')}) (goal >= 0.9x)`,
+    cpuRatioLine(),
     `no-op BullMQ drain: ${fmt(noopRate)} msg/s (${rounds(rates.noop)}); Herald ${(heraldRate / noopRate).toFixed(2)}x of it, for information`,
     `Herald, base64 input: ${fmt(plainRate)} msg/s (${rounds(rates.plain)}); deflated input drains ${(heraldRate / plainRate).toFixed(2)}x as fast`,
     `CPU per message, mean of the rounds: reference: ${formatCpu(cpu.reference) || 'n/a'}`,
