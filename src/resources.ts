@@ -14,18 +14,27 @@ export interface Resources extends PipeDeps {
 export interface ResourceOptions {
   /** Overrides the database named in MONGO_URL (tests use a fresh one per file). */
   readonly dbName?: string;
+  /**
+   * Every store and command-client call gives up after DB_TIMEOUT_MS, also when the server keeps
+   * the connection open but stops answering (default true: HTTP answers wait on them). The worker
+   * passes false: its jobs wait out outages themselves (workers/dependency-wait.ts), and a call
+   * given up on whose write is applied later must not look like a failed delivery step.
+   */
+  readonly boundCalls?: boolean;
 }
 
 /**
  * Options for the command client. No offline queue and one retry: while Redis is away a
- * request fails at once with 503 instead of hanging until a queue times out.
+ * request fails at once with 503 instead of hanging until a queue times out. `bounded`: a
+ * command without an answer after DB_TIMEOUT_MS fails too (Redis stopped answering).
  */
-export function commandClientOptions(config: Config): RedisOptions {
+export function commandClientOptions(config: Config, bounded = true): RedisOptions {
   return {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: config.dbTimeoutMs,
+    ...(bounded ? { commandTimeout: config.dbTimeoutMs } : {}),
   };
 }
 
@@ -35,7 +44,8 @@ export async function openResources(
   log: Logger,
   options: ResourceOptions = {},
 ): Promise<Resources> {
-  const redis = new Redis(config.redisUrl, commandClientOptions(config));
+  const bounded = options.boundCalls ?? true;
+  const redis = new Redis(config.redisUrl, commandClientOptions(config, bounded));
   // Without a listener ioredis prints every reconnect failure to stderr; we log them once each.
   redis.on('error', (err: Error) => log.warn('redis error', { error: err.message }));
   try {
@@ -48,6 +58,7 @@ export async function openResources(
   try {
     store = await openStore(config.mongoUrl, {
       timeoutMs: config.dbTimeoutMs,
+      boundCalls: bounded,
       ...(options.dbName ? { dbName: options.dbName } : {}),
     });
   } catch (err) {
@@ -58,7 +69,7 @@ export async function openResources(
   let pipeRuntime: PipeRuntime;
   try {
     // Pipe queue producer and the pipe/channel caches with their pub/sub subscriptions.
-    pipeRuntime = await openPipeRuntime(deps);
+    pipeRuntime = await openPipeRuntime(deps, bounded);
   } catch (err) {
     await store.close();
     redis.disconnect();

@@ -8,7 +8,7 @@ import { configOrExit } from './startup.js';
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
 try {
-  const resources = await openResources(config, log);
+  const resources = await openResources(config, log, { boundCalls: false });
   const workers = await startWorkers(resources);
   log.info('worker started');
   onShutdown(log, config.shutdownTimeoutMs, async () => {

@@ -76,6 +76,8 @@ export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
 
 export interface PipeQueueHandle {
   readonly queue: PipeQueue;
+  /** The connection the queue writes on (its own). */
+  readonly connection: Redis;
   /** Closes the queue and its connection; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -83,14 +85,16 @@ export interface PipeQueueHandle {
 /**
  * The producer side of PIPE_QUEUE on its own connection. No offline queue and one retry per
  * command: while Redis is away `add` fails at once (the request answers 503) instead of
- * waiting in a client-side buffer and accepting a message that was never stored.
+ * waiting in a client-side buffer and accepting a message that was never stored. `bounded`: a
+ * command without an answer after DB_TIMEOUT_MS fails as well (Redis stopped answering).
  */
-export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> {
+export async function createPipeQueue(config: Config, bounded = true): Promise<PipeQueueHandle> {
   const connection = new Redis(config.redisUrl, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: config.dbTimeoutMs,
+    ...(bounded ? { commandTimeout: config.dbTimeoutMs } : {}),
   });
   // Reconnect failures are reported by the command client's listener; without one here,
   // ioredis would print each to stderr.
@@ -109,6 +113,7 @@ export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> 
   let closing: Promise<void> | undefined;
   return {
     queue,
+    connection,
     close() {
       closing ??= (async () => {
         await queue.close().catch(() => {});

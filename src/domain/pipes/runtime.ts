@@ -21,6 +21,11 @@ export const CHANNEL_CACHE_FRESH_MS = 60_000;
 export interface PipeRuntime {
   readonly queue: PipeQueue;
   /**
+   * The queue's own connection: Redis runs one connection's commands in order, so a command
+   * sent on it after a job's add that got no answer runs after that add, if it ever runs.
+   */
+  readonly producer: Redis;
+  /**
    * Command client of the hot path (pipe budget, idempotency claims), no offline queue, apart
    * from the main client so that back-office and directory traffic does not queue in front of
    * ingest; its writes are batched per event-loop turn (redis/turn-batching.ts).
@@ -39,7 +44,8 @@ export interface PipeDeps extends Deps {
   readonly pipeRuntime: PipeRuntime;
 }
 
-export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
+/** `boundCalls`: commands without an answer after DB_TIMEOUT_MS fail (see ResourceOptions). */
+export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<PipeRuntime> {
   const { config, log } = deps;
   const defaultLimit: BucketLimit = { capacity: config.pipeRateBurst, perSecond: config.pipeRatePerSecond };
   const pipes = createPipeCache(deps.store, defaultLimit);
@@ -54,6 +60,8 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: config.dbTimeoutMs,
+    // Redis that keeps the connection but stops answering fails the request too (503).
+    ...(boundCalls ? { commandTimeout: config.dbTimeoutMs } : {}),
   });
   // The commands of all requests served in one event-loop turn leave in one write.
   batchWritesPerTurn(redis);
@@ -68,7 +76,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   ];
   let queue: Awaited<ReturnType<typeof createPipeQueue>>;
   try {
-    queue = await createPipeQueue(config);
+    queue = await createPipeQueue(config, boundCalls);
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -107,6 +115,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   let closing: Promise<void> | undefined;
   return {
     queue: queue.queue,
+    producer: queue.connection,
     redis,
     budgets: new BucketLeases(redis),
     pipes,
