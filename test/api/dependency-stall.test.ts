@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
@@ -57,6 +58,14 @@ async function timed(request: () => Promise<ApiResponse>, ms = BOUND_MS + 2_000)
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The web process's connection that writes the pipe queue's jobs. */
+async function producer(): Promise<Redis> {
+  const conn = app.res.pipeRuntime.producer;
+  // BullMQ wraps the connection in a proxy: the same socket.
+  expect(((await app.res.pipeRuntime.queue.client) as unknown as Redis).stream).toBe(conn.stream);
+  return conn;
 }
 
 beforeAll(async () => {
@@ -156,5 +165,49 @@ describe('Redis stalled', () => {
         });
     }
     expect(await inputs()).not.toContain('during the stall');
+  });
+
+  it('withdraws a message whose job write timed out: its 503 means "not accepted"', async () => {
+    const token = await createPipe();
+    expect((await send(token, 'before the write stall')).status).toBe(200);
+    const conn = await producer();
+    const port = conn.stream.localPort;
+    // Only the job writes stall; the pipe's budget and the caches still answer.
+    redisProxy.stall((client) => client.remotePort === port);
+    try {
+      const r = await timed(() => send(token, 'write timed out'));
+      expect(r.status).toBe(503);
+      expect(r.ms).toBeLessThan(BOUND_MS);
+    } finally {
+      redisProxy.resume();
+    }
+    // Redis runs one connection's commands in order: once this answers, the held job write has
+    // been applied, and so has whatever the web process sent after it on that connection.
+    await conn.ping();
+    expect(await inputs()).not.toContain('write timed out');
+    expect((await send(token, 'write timed out')).status).toBe(200);
+    expect((await inputs()).filter((i) => i === 'write timed out')).toHaveLength(1);
+  });
+
+  it('with an Idempotency-Key, the retries of a send whose job write timed out store one message', async () => {
+    const token = await createPipe();
+    expect((await send(token, 'before the keyed stall')).status).toBe(200);
+    const conn = await producer();
+    const port = conn.stream.localPort;
+    const key = { 'Idempotency-Key': 'stalled-write-1' };
+    redisProxy.stall((client) => client.remotePort === port);
+    try {
+      const r = await timed(() => send(token, 'keyed write timed out', key));
+      expect(r.status).toBe(503);
+      expect(r.ms).toBeLessThan(BOUND_MS);
+    } finally {
+      redisProxy.resume();
+    }
+    await conn.ping();
+    const retried = await send(token, 'keyed write timed out', key);
+    expect(retried.status).toBe(200);
+    const again = await send(token, 'keyed write timed out', key);
+    expect(again.body.data.msg_id).toBe(retried.body.data.msg_id);
+    expect((await inputs()).filter((i) => i === 'keyed write timed out')).toHaveLength(1);
   });
 });
