@@ -19,11 +19,19 @@ export interface Core extends Deps {
 export interface ResourceOptions {
   /** Overrides the database named in MONGO_URL (tests use a fresh one per file). */
   readonly dbName?: string;
+  /**
+   * Every store and command-client call gives up after DB_TIMEOUT_MS, also when the server keeps
+   * the connection open but stops answering (default true: HTTP answers wait on them). The worker
+   * passes false: its jobs wait out outages themselves (workers/dependency-wait.ts), and a call
+   * given up on whose write is applied later must not look like a failed delivery step.
+   */
+  readonly boundCalls?: boolean;
 }
 
 /** Opens the store and the Redis command client; start-up fails if either is unreachable. */
 export async function openCore(config: Config, log: Logger, options: ResourceOptions = {}): Promise<Core> {
-  const redis = createRedis(config, 'command');
+  const bounded = options.boundCalls ?? true;
+  const redis = createRedis(config, bounded ? 'request' : 'command');
   // Without a listener ioredis prints every reconnect failure to stderr; we log them once each.
   redis.on('error', (err: Error) => log.warn('redis error', { error: err.message }));
   try {
@@ -36,6 +44,7 @@ export async function openCore(config: Config, log: Logger, options: ResourceOpt
   try {
     store = await openStore(config.mongoUrl, {
       timeoutMs: config.dbTimeoutMs,
+      boundCalls: bounded,
       ...(options.dbName ? { dbName: options.dbName } : {}),
     });
   } catch (err) {

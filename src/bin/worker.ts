@@ -12,8 +12,8 @@ import { configOrExit } from './startup.js';
 const config = configOrExit();
 const log = createLogger(config.logLevel).child({ process: 'worker' });
 try {
-  const core = await openCore(config, log);
-  const queue = await createPipeQueue(config).catch(async (err: unknown) => {
+  const core = await openCore(config, log, { boundCalls: false });
+  const queue = await createPipeQueue(config, false).catch(async (err: unknown) => {
     await core.close();
     throw err;
   });

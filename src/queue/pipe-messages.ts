@@ -83,10 +83,11 @@ export interface PipeQueueHandle {
 /**
  * The producer side of PIPE_QUEUE on its own connection. No offline queue and one retry per
  * command: while Redis is away `add` fails at once (the request answers 503) instead of
- * waiting in a client-side buffer and accepting a message that was never stored.
+ * waiting in a client-side buffer and accepting a message that was never stored. `bounded`: a
+ * command without an answer after DB_TIMEOUT_MS fails as well (Redis stopped answering).
  */
-export async function createPipeQueue(config: Config): Promise<PipeQueueHandle> {
-  const connection = createRedis(config, 'command');
+export async function createPipeQueue(config: Config, bounded = true): Promise<PipeQueueHandle> {
+  const connection = createRedis(config, bounded ? 'request' : 'command');
   // Reconnect failures are reported by the command client's listener; without one here,
   // ioredis would print each to stderr.
   connection.on('error', () => {});

@@ -7,14 +7,18 @@ import type { Config } from '../config/index.js';
  */
 
 /**
- * - `command`: what a request or a job step waits on. No offline queue and one retry, so that
- *   while Redis is away a call fails at once (a request answers 503) instead of waiting in a
- *   client-side buffer.
+ * - `request`: what an HTTP answer waits on. No offline queue and one retry, so that while Redis
+ *   is away a call fails at once (503) instead of waiting in a client-side buffer; and a command
+ *   without an answer after DB_TIMEOUT_MS fails too (Redis keeps the connection but stopped
+ *   answering).
+ * - `command`: what a job step waits on: as `request`, but without the deadline. Jobs wait out
+ *   outages themselves (workers/dependency-wait.ts), and a step given up on whose write lands
+ *   later must not look like a failed delivery.
  * - `blocking`: BullMQ's consumer and other blocking readers; retries forever, as BullMQ requires.
  * - `subscriber`: pub/sub; retries forever. An owner that resubscribes itself (it must know
  *   when it was cut off) turns ioredis's own resubscribe off through `extra`.
  */
-export type RedisRole = 'command' | 'blocking' | 'subscriber';
+export type RedisRole = 'request' | 'command' | 'blocking' | 'subscriber';
 
 export type RedisConfig = Pick<Config, 'redisUrl' | 'dbTimeoutMs'>;
 
@@ -22,6 +26,14 @@ export type RedisConfig = Pick<Config, 'redisUrl' | 'dbTimeoutMs'>;
 export function redisOptions(config: RedisConfig, role: RedisRole, extra: RedisOptions = {}): RedisOptions {
   const common: RedisOptions = { lazyConnect: true, connectTimeout: config.dbTimeoutMs };
   switch (role) {
+    case 'request':
+      return {
+        ...common,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: config.dbTimeoutMs,
+        ...extra,
+      };
     case 'command':
       return { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...extra };
     case 'blocking':

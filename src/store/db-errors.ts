@@ -61,12 +61,47 @@ export async function upsertRetryingOnce<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The database did not answer a repository call within its deadline. */
+export class StoreTimeoutError extends Error {
+  override readonly name = 'StoreTimeoutError';
+  constructor(ms: number) {
+    super(`the database did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * `call`, or DependencyError once `ms` have passed without its answer. The driver bounds only
+ * server selection: an operation on a connection whose server stopped answering waits until the
+ * driver's monitor gives up on the server (up to heartbeat + connect timeout, 40 s by default).
+ * The call goes on in the background; a write may still be applied when the server answers.
+ */
+function withinDeadline<R>(call: Promise<R>, ms: number): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    // setImmediate: an answer that arrived while the event loop was busy is read first.
+    const timer = setTimeout(
+      () => setImmediate(() => reject(new DependencyError('database', new StoreTimeoutError(ms)))),
+      ms,
+    );
+    call.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /**
  * Wraps every async method of a repository so that the driver's errors callers act on surface
  * as types of Herald's own: an unreachable database as DependencyError (503) instead of a driver
- * error (500), a unique key already taken as DuplicateRecordError.
+ * error (500), a unique key already taken as DuplicateRecordError. With `deadlineMs`, a call
+ * that has no answer by then (the server stopped answering) fails with DependencyError too.
  */
-export function guarded<T extends object>(repo: T): T {
+export function guarded<T extends object>(repo: T, deadlineMs?: number): T {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(repo)) {
     if (typeof fn !== 'function') {
@@ -75,7 +110,8 @@ export function guarded<T extends object>(repo: T): T {
     }
     out[name] = async (...args: unknown[]) => {
       try {
-        return await (fn as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+        const call = (fn as (...a: unknown[]) => Promise<unknown>).apply(repo, args);
+        return await (deadlineMs === undefined ? call : withinDeadline(Promise.resolve(call), deadlineMs));
       } catch (err) {
         if (isUnreachable(err)) throw new DependencyError('database', err);
         if (isDuplicateKey(err)) throw new DuplicateRecordError({ cause: err });

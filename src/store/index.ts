@@ -77,6 +77,12 @@ export interface StoreOptions {
   readonly dbName?: string;
   /** How long an operation waits for a reachable server before failing, in ms. */
   readonly timeoutMs: number;
+  /**
+   * Also bounds every repository call, as a whole, to `timeoutMs`, and connecting and the
+   * driver's heartbeats too, so that a server that stopped answering fails calls as one that
+   * refuses connections does: for processes whose callers wait on the answer (HTTP requests).
+   */
+  readonly boundCalls?: boolean;
 }
 
 export interface Store {
@@ -107,6 +113,10 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
     // not hang until a buffer times out.
     bufferCommands: false,
     autoIndex: false,
+    // A heartbeat that gets no answer within this marks the server unknown and ends the
+    // operations stalled on its connections (they are closed, not reused): from then on calls
+    // fail at server selection, as with a refused connection. The default is 30 s.
+    ...(options.boundCalls ? { connectTimeoutMS: options.timeoutMs } : {}),
   });
   await conn.asPromise();
   // Each feature's schemas live in its own file; add them to this spread.
@@ -121,28 +131,33 @@ export async function openStore(url: string, options: StoreOptions): Promise<Sto
   // Unsticks the driver's server monitor after a dropped connection (see heartbeat-watchdog.ts).
   const stopWatchdog = watchHeartbeats(conn.getClient());
   let closed: Promise<void> | undefined;
-  const admin = guarded({
+  const deadlineMs = options.boundCalls ? options.timeoutMs : undefined;
+  const guard = <T extends object>(repo: T): T => guarded(repo, deadlineMs);
+  const admin = guard({
     async ping(): Promise<void> {
       if (!conn.db) throw new mongoose.mongo.MongoNotConnectedError('not connected');
       await conn.db.command({ ping: 1 });
     },
+  });
+  // Tests and the demo's reset only: no deadline, as a large database takes a while to drop.
+  const drop = guarded({
     async dropDatabase(): Promise<void> {
       await conn.dropDatabase();
     },
   });
   return {
-    bots: guarded(createBotStore(models)),
-    users: guarded(createUserStore(models)),
-    intimacy: guarded(createIntimacyStore(models)),
-    pipes: guarded(createPipeStore(models)),
-    deliveries: guarded(createDeliveryStore(models)),
-    messages: guarded(createMessageStore(models)),
-    guilds: guarded(createGuildStore(models)),
-    channels: guarded(createChannelStore(models)),
-    members: guarded(createMemberStore(models)),
-    templates: guarded(createTemplateStore(models)),
+    bots: guard(createBotStore(models)),
+    users: guard(createUserStore(models)),
+    intimacy: guard(createIntimacyStore(models)),
+    pipes: guard(createPipeStore(models)),
+    deliveries: guard(createDeliveryStore(models)),
+    messages: guard(createMessageStore(models)),
+    guilds: guard(createGuildStore(models)),
+    channels: guard(createChannelStore(models)),
+    members: guard(createMemberStore(models)),
+    templates: guard(createTemplateStore(models)),
     ping: admin.ping,
-    dropDatabase: admin.dropDatabase,
+    dropDatabase: drop.dropDatabase,
     close() {
       stopWatchdog();
       closed ??= conn.close();

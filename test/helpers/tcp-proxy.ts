@@ -2,7 +2,8 @@ import { connect, createServer, type Socket } from 'node:net';
 
 /**
  * A loopback TCP proxy in front of a real service, so a test can cut the connection (the
- * service "goes down") without stopping the service other test files share.
+ * service "goes down") or stall it (the service stops answering, as a stopped process or a
+ * black-holed network does) without touching the service other test files share.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -10,12 +11,41 @@ export interface TcpProxy {
   cut(): void;
   /** Accepts connections again. */
   restore(): void;
+  /**
+   * Stops forwarding, in both directions, on the connections `which` selects (all by default)
+   * and on every new one: connections stay open and their bytes are held, as by a server
+   * process that was stopped (SIGSTOP).
+   */
+  stall(which?: (client: Socket) => boolean): void;
+  /** Forwards what was held and carries on, on every stalled connection. */
+  resume(): void;
   close(): Promise<void>;
+}
+
+interface Link {
+  readonly client: Socket;
+  readonly upstream: Socket;
+  piped: boolean;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const links = new Set<Link>();
   let down = false;
+  let stallNew = false;
+  const pipe = (link: Link): void => {
+    if (link.piped) return;
+    link.piped = true;
+    link.client.pipe(link.upstream);
+    link.upstream.pipe(link.client);
+  };
+  const hold = (link: Link): void => {
+    link.piped = false;
+    link.client.unpipe(link.upstream);
+    link.upstream.unpipe(link.client);
+    link.client.pause();
+    link.upstream.pause();
+  };
   const server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -24,12 +54,16 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const upstream = connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
-    client.pipe(upstream).pipe(client);
+    const link: Link = { client, upstream, piped: false };
+    links.add(link);
+    if (stallNew) client.pause();
+    else pipe(link);
     const drop = () => {
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
       sockets.delete(upstream);
+      links.delete(link);
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
@@ -41,12 +75,21 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     down = true;
     for (const s of sockets) s.destroy();
     sockets.clear();
+    links.clear();
   };
   return {
     port,
     cut,
     restore() {
       down = false;
+    },
+    stall(which) {
+      if (which === undefined) stallNew = true;
+      for (const link of links) if (which === undefined || which(link.client)) hold(link);
+    },
+    resume() {
+      stallNew = false;
+      for (const link of links) pipe(link);
     },
     close() {
       cut();

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
-import { guarded, isUnreachable } from '../../src/store/db-errors.js';
+import { guarded, isUnreachable, StoreTimeoutError } from '../../src/store/db-errors.js';
 import { DuplicateRecordError } from '../../src/store/index.js';
 
 /** Node's error for a write after the peer closed the connection, as the driver lets it through. */
@@ -71,5 +71,42 @@ describe('guarded', () => {
       },
     });
     expect(await repo.insertMany().catch((e: unknown) => e)).toBe(bulk);
+  });
+});
+
+describe('guarded with a deadline', () => {
+  it('fails a call the database does not answer with DependencyError once the deadline has passed', async () => {
+    const repo = guarded(
+      {
+        hang: () => new Promise<never>(() => {}), // a server that keeps the connection and never answers
+      },
+      50,
+    );
+    const started = performance.now();
+    const err = await repo.hang().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DependencyError);
+    expect((err as DependencyError).dependency).toBe('database');
+    expect((err as Error).cause).toBeInstanceOf(StoreTimeoutError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(49);
+  });
+
+  it('answers what a call answers within the deadline, errors included', async () => {
+    const repo = guarded(
+      {
+        async found() {
+          return 'record';
+        },
+        async broken() {
+          throw epipe();
+        },
+        async buggy() {
+          throw new TypeError('bug');
+        },
+      },
+      1_000,
+    );
+    expect(await repo.found()).toBe('record');
+    await expect(repo.broken()).rejects.toBeInstanceOf(DependencyError);
+    await expect(repo.buggy()).rejects.toBeInstanceOf(TypeError);
   });
 });

@@ -86,7 +86,7 @@ beforeAll(async () => {
   // The short database timeout can expire while a busy store accepts the first connection.
   for (let tries = 1; ; tries++) {
     try {
-      workerRes = await openResources(workerConfig, log, { dbName });
+      workerRes = await openResources(workerConfig, log, { dbName, boundCalls: false }); // as bin/worker.ts
       break;
     } catch (err) {
       if (tries >= 10) throw err;

@@ -14,6 +14,9 @@ import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
  * whose holder failed to store the message is released at once; if even the release cannot
  * reach Redis, the claim lapses after IDEMPOTENCY_LEASE_MS. A holder that stored the message
  * but died before confirming is detected by the next retry (the job exists) and confirmed then.
+ * A store or claim that got no answer (Redis stopped answering) may still be applied later: its
+ * release is sent on the same connection, so Redis runs it after them, and it releases only a
+ * claim whose job does not exist.
  */
 
 /** How long a key answers with its first msg_id, in ms (24 h). */
@@ -29,7 +32,11 @@ const CLAIM = 'heraldIdempotencyClaim';
 const SETTLE = 'heraldIdempotencySettle';
 
 type ClaimCommand = (key: string, ...args: Array<string | number>) => Promise<string[]>;
-type SettleCommand = (key: string, msgId: string, action: 'accept' | 'release') => Promise<number>;
+type SettleCommand = (
+  key: string,
+  msgId: string,
+  ...action: ['accept'] | ['release', jobKey: string]
+) => Promise<number>;
 type Commands = Record<string, ClaimCommand | SettleCommand | undefined>;
 
 function commands(redis: Redis): { claim: ClaimCommand; settle: SettleCommand } {
@@ -97,9 +104,18 @@ export async function acceptClaim(redis: Redis, redisKey: string, msgId: string)
   }
 }
 
-/** Forgets a claim whose message was not stored; best effort (the lease bounds a failure). */
-export async function releaseClaim(redis: Redis, redisKey: string, msgId: string): Promise<void> {
+/**
+ * Forgets a claim whose message was not stored, or confirms it if its job (`jobKey`) exists
+ * after all; best effort (the lease bounds a failure). Send it on the connection of the command
+ * that failed: Redis runs it after that command, if that ever runs.
+ */
+export async function releaseClaim(
+  redis: Redis,
+  redisKey: string,
+  msgId: string,
+  jobKey: string,
+): Promise<void> {
   await commands(redis)
-    .settle(redisKey, msgId, 'release')
+    .settle(redisKey, msgId, 'release', jobKey)
     .catch(() => {});
 }

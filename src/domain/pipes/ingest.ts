@@ -118,7 +118,8 @@ export function checkIdempotencyKey(key: string): string {
 /**
  * Validates the message and stores it as a job on the pipe queue under its msg_id. Answers
  * only once the job is in Redis; if Redis fails, nothing is accepted (503) and an idempotency
- * claim made for it is released.
+ * claim made for it is released. A write that got no answer in DB_TIMEOUT_MS may still be
+ * applied when Redis answers again; it is withdrawn then (withdraw).
  */
 export async function acceptPipeMessage(
   deps: PipeDeps,
@@ -156,23 +157,28 @@ export async function acceptPipeMessage(
   }
 
   const redisKey = idempotencyRedisKey(deps.config.redisPrefix, pipe.id, req.idempotencyKey);
-  const claim = await claimIdempotencyKey(deps.pipeRuntime.redis, {
-    redisKey,
-    bodyHash: sha256Hex(req.rawBody),
-    msgId: job.msg_id,
-    acceptedAt: job.accepted_at,
-    nonce: job.nonce,
-    jobKeyPrefix: pipeJobKey(deps.config.redisPrefix, ''),
-  });
+  const jobKey = pipeJobKey(deps.config.redisPrefix, job.msg_id);
+  let claim: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+  try {
+    claim = await claimIdempotencyKey(deps.pipeRuntime.redis, {
+      redisKey,
+      bodyHash: sha256Hex(req.rawBody),
+      msgId: job.msg_id,
+      acceptedAt: job.accepted_at,
+      nonce: job.nonce,
+      jobKeyPrefix: pipeJobKey(deps.config.redisPrefix, ''),
+    });
+  } catch (err) {
+    // A claim that got no answer may still be made; this release runs after it if so.
+    void releaseClaim(deps.pipeRuntime.redis, redisKey, job.msg_id, jobKey);
+    throw err;
+  }
   if (claim.outcome === 'conflict') throw new HeraldError('IDEMPOTENCY_KEY_REUSED');
   if (claim.outcome === 'in_progress') throw new HeraldError('IDEMPOTENCY_KEY_IN_PROGRESS');
   if (claim.outcome === 'duplicate') return answer(claim.msgId, claim.acceptedAt, claim.nonce);
-  try {
-    await enqueue(deps, job);
-  } catch (err) {
-    await releaseClaim(deps.pipeRuntime.redis, redisKey, job.msg_id);
-    throw err;
-  }
+  // After the withdrawal, on the same connection: releases the claim, or confirms it when a
+  // worker took the job before it could be withdrawn (a retry then answers its msg_id).
+  await enqueue(deps, job, () => releaseClaim(deps.pipeRuntime.producer, redisKey, job.msg_id, jobKey));
   // The message is stored: it is accepted even if the confirmation fails (a retry finds the job
   // and confirms the claim then).
   await acceptClaim(deps.pipeRuntime.redis, redisKey, job.msg_id).catch((err: unknown) =>
@@ -192,11 +198,26 @@ const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted =
   not_permissions_mention: [],
 });
 
-async function enqueue(deps: PipeDeps, job: PipeJob): Promise<void> {
+/**
+ * Stores the job; if that fails, withdraws it and then runs `afterWithdraw` (not awaited: the
+ * 503 does not wait on a Redis that may not answer).
+ */
+async function enqueue(deps: PipeDeps, job: PipeJob, afterWithdraw?: () => Promise<void>): Promise<void> {
   try {
     await deps.pipeRuntime.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
   } catch (err) {
+    void withdraw(deps, job.msg_id).then(afterWithdraw);
     throw asRedisDependencyError(err);
   }
   metricsFor(deps).accepted.inc();
+}
+
+/**
+ * Removes the job of a message answered 503 in case its add, given up on (no answer in
+ * DB_TIMEOUT_MS), is applied after all. The removal goes out on the queue's connection after
+ * the add, so Redis runs it right after the add; only a worker that takes the job in between
+ * (Redis answering late rather than not at all) gets to deliver it. Never rejects.
+ */
+async function withdraw(deps: PipeDeps, msgId: string): Promise<void> {
+  await deps.pipeRuntime.queue.remove(msgId).catch(() => undefined);
 }

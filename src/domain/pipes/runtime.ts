@@ -50,7 +50,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     load: (id) => getChannel(deps, id),
   });
 
-  const redis = createRedis(config, 'command');
+  const redis = createRedis(config, 'request');
   // The commands of all requests served in one event-loop turn leave in one write.
   batchWritesPerTurn(redis);
   redis.on('error', () => {}); // reported by the main client's listener
