@@ -20,7 +20,7 @@ export async function openResources(
   const { close: closeCore, ...deps } = core;
   let pipeRuntime: PipeRuntime;
   try {
-    pipeRuntime = await openPipeRuntime(deps);
+    pipeRuntime = await openPipeRuntime(deps, options.boundCalls ?? true);
   } catch (err) {
     await closeCore();
     throw err;

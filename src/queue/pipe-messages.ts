@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { createRedis } from '../redis/clients.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
@@ -76,6 +77,8 @@ export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
 
 export interface PipeQueueHandle {
   readonly queue: PipeQueue;
+  /** The connection the queue writes on (its own). */
+  readonly connection: Redis;
   /** Closes the queue and its connection; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -105,6 +108,7 @@ export async function createPipeQueue(config: Config, bounded = true): Promise<P
   let closing: Promise<void> | undefined;
   return {
     queue,
+    connection,
     close() {
       closing ??= (async () => {
         await queue.close().catch(() => {});

@@ -22,6 +22,11 @@ export const CHANNEL_CACHE_FRESH_MS = 60_000;
 export interface PipeRuntime {
   readonly queue: PipeQueue;
   /**
+   * The queue's own connection: Redis runs one connection's commands in order, so a command
+   * sent on it after a job's add that got no answer runs after that add, if it ever runs.
+   */
+  readonly producer: Redis;
+  /**
    * Command client of the hot path (pipe budget, idempotency claims), no offline queue, apart
    * from the main client so that back-office and directory traffic does not queue in front of
    * ingest; its writes are batched per event-loop turn (redis/turn-batching.ts).
@@ -40,7 +45,8 @@ export interface PipeDeps extends Deps {
   readonly pipeRuntime: PipeRuntime;
 }
 
-export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
+/** `boundCalls`: commands without an answer after DB_TIMEOUT_MS fail (see ResourceOptions). */
+export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<PipeRuntime> {
   const { config, log } = deps;
   const defaultLimit: BucketLimit = { capacity: config.pipeRateBurst, perSecond: config.pipeRatePerSecond };
   const pipes = createPipeCache(deps.store, defaultLimit);
@@ -50,7 +56,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
     load: (id) => getChannel(deps, id),
   });
 
-  const redis = createRedis(config, 'request');
+  const redis = createRedis(config, boundCalls ? 'request' : 'command');
   // The commands of all requests served in one event-loop turn leave in one write.
   batchWritesPerTurn(redis);
   redis.on('error', () => {}); // reported by the main client's listener
@@ -64,7 +70,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   ];
   let queue: Awaited<ReturnType<typeof createPipeQueue>>;
   try {
-    queue = await createPipeQueue(config);
+    queue = await createPipeQueue(config, boundCalls);
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -102,6 +108,7 @@ export async function openPipeRuntime(deps: Deps): Promise<PipeRuntime> {
   let closing: Promise<void> | undefined;
   return {
     queue: queue.queue,
+    producer: queue.connection,
     redis,
     budgets: new BucketLeases(redis),
     pipes,
