@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import { deadJobFailure } from '../domain/deliveries/dead-failure.js';
+import { deadJobAttempts, deadJobFailure } from '../domain/deliveries/dead-failure.js';
 import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.js';
 import { asDeliveryFailure, describeFailure, markDead } from '../domain/deliveries/records.js';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
@@ -84,10 +84,7 @@ export async function recordDeadJob(deps: PipeDeps, job: Job<PipeJob>, err: Erro
         error: err,
       });
     }
-    // A stall spends no BullMQ attempt, yet each stalled run was a try (it may have reached the
-    // relay). BullMQ counts one attempt when it fails the job for stalling: the attempts are
-    // those spent before, plus one per stall. (Not attemptsStarted: it counted 4 for 3 runs.)
-    const attempts = stalled ? Math.max(1, job.attemptsMade - 1 + job.stalledCounter) : job.attemptsMade;
+    const attempts = deadJobAttempts(job.attemptsMade, job.stalledCounter, stalled);
     await markDead(
       deps,
       { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },

@@ -32,10 +32,17 @@ export function deadJobFailure(job: DeadJob, record: DeliveryRecord | null): Rec
   const reason = job.stalled ? REASON.STALLED : isReasonCode(job.failedReason) ? job.failedReason : null;
   if (reason === null) return earlier && isReasonCode(earlier.reason) ? { ...earlier } : null;
   if (earlier?.reason === reason) return { ...earlier };
+  return catalogueFailure(reason, job.data);
+}
+
+/**
+ * A failure of `reason` as its catalogue entry words it, its parameters taken from the job (those
+ * only a record held read "not recorded"); null for a text that is no reason code.
+ */
+export function catalogueFailure(reason: string, data: DeadJob['data']): RecordedFailure | null {
   const key = reasonKey(reason);
   if (!key) return null;
   const def = CATALOGUE[key];
-  const { data } = job;
   const params: Record<string, string> = {
     bot_id: data.bot_id,
     pipe_id: data.pipe_id,
@@ -53,3 +60,12 @@ export function deadJobFailure(job: DeadJob, record: DeliveryRecord | null): Rec
     detail: null,
   };
 }
+
+/**
+ * The attempts of a dead job. A stall spends no BullMQ attempt, yet each stalled run was a try
+ * (it may have reached the relay). BullMQ counts one attempt when it fails the job for stalling:
+ * the attempts are those spent before, plus one per stall. (Not attemptsStarted: it counted 4
+ * for 3 runs.)
+ */
+export const deadJobAttempts = (attemptsMade: number, stalledCounter: number, stalled: boolean): number =>
+  stalled ? Math.max(1, attemptsMade - 1 + stalledCounter) : attemptsMade;
