@@ -47,6 +47,11 @@ export interface PipeJob {
   accepted_at: number;
 }
 
+/**
+ * How many times a job may stall (its worker died) before it fails with reason STALLED instead
+ * of running again: a message that crashes every worker that takes it must not kill them all.
+ */
+export const MAX_STALLED_COUNT = 2;
 /** Delivery attempts per message (the first one included) before it is marked failed. */
 export const PIPE_JOB_ATTEMPTS = 5;
 /**

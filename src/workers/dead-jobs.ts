@@ -1,19 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
+import { deadJobAttempts, deadJobFailure } from '../domain/deliveries/dead-failure.js';
 import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.js';
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { REASON } from '../domain/deliveries/reasons.js';
-import { asDeliveryFailure, describeFailure, markFailed } from '../domain/deliveries/records.js';
+import { asDeliveryFailure, describeFailure, markDead } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
+import { HeraldError } from '../errors/index.js';
 import { withRecordLock } from '../locks/record-lock.js';
 import { metricsFor } from '../metrics/index.js';
-import type { PipeJob, PipeQueue } from '../queue/pipe-messages.js';
+import { MAX_STALLED_COUNT, type PipeJob, type PipeQueue } from '../queue/pipe-messages.js';
 
-/**
- * How many times a job may stall (its worker died) before it fails with reason STALLED instead
- * of running again: a message that crashes every worker that takes it must not kill them all.
- */
-export const MAX_STALLED_COUNT = 2;
+export { MAX_STALLED_COUNT } from '../queue/pipe-messages.js';
 /** Longest pause between tries of a failed record that could not be written, in ms. */
 export const DEAD_RECORD_MAX_RETRY_MS = 60_000;
 /**
@@ -64,32 +60,39 @@ export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): 
       deps.log.warn('undid a replay that never queued its message', { msg_id: data.msg_id });
       return false;
     }
-    // Only the stall is named STALLED; anything else keeps its own reason (INTERNAL for a bug).
-    // Told by the job's stall count (BullMQ's `stc`), which is what made BullMQ fail it, not by
-    // the text of BullMQ's failure message.
+    // Only the stall is named STALLED. Told by the job's stall count (BullMQ's `stc`), which is
+    // what made BullMQ fail it, not by the text of BullMQ's failure message. Otherwise the reason
+    // the worker failed it with (its failedReason is the reason code), or the one an earlier
+    // record gave; INTERNAL only when nothing names one (a bug).
     const stalled = job.stalledCounter > MAX_STALLED_COUNT;
-    const failure = stalled
-      ? new DeliveryFailedError(REASON.STALLED, 'DELIVERY_STALLED')
-      : asDeliveryFailure(err);
-    if (failure !== err && !stalled) {
+    let failure =
+      !stalled && err instanceof HeraldError
+        ? describeFailure(err)
+        : deadJobFailure({ failedReason: err.message, stalled, data }, record);
+    if (failure) {
+      deps.log.info('pipe message failed; recorded from its dead job', {
+        msg_id: data.msg_id,
+        bot_id: data.bot_id,
+        reason: failure.reason,
+      });
+    } else {
+      const internal = asDeliveryFailure(err);
+      failure = describeFailure(internal);
       deps.log.error('recording a message that died of an unexpected error', {
         msg_id: data.msg_id,
-        error_id: failure.data?.error_id,
+        error_id: internal.data?.error_id,
         error: err,
       });
     }
-    // A stall spends no BullMQ attempt, yet each stalled run was a try (it may have reached the
-    // relay). BullMQ counts one attempt when it fails the job for stalling: the attempts are
-    // those spent before, plus one per stall. (Not attemptsStarted: it counted 4 for 3 runs.)
-    const attempts = stalled ? Math.max(1, job.attemptsMade - 1 + job.stalledCounter) : job.attemptsMade;
-    await markFailed(
+    const attempts = deadJobAttempts(job.attemptsMade, job.stalledCounter, stalled);
+    await markDead(
       deps,
       { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
       failure,
       attempts,
       { ...data },
     );
-    metricsFor(deps).failed.inc({ reason: describeFailure(failure).reason });
+    metricsFor(deps).failed.inc({ reason: failure.reason });
     return true;
   });
 }

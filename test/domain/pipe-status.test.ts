@@ -1,9 +1,12 @@
-import { UnrecoverableError, Worker } from 'bullmq';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipeMessageStatus } from '../../src/domain/pipes/status.js';
+import { REASON } from '../../src/domain/deliveries/reasons.js';
+import { markFailed } from '../../src/domain/deliveries/records.js';
+import { type PipeMessageStatus, pipeMessageStatus } from '../../src/domain/pipes/status.js';
 import { DependencyError, NotFoundError } from '../../src/errors/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { fail } from '../../src/workers/delivery-failure.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -184,7 +187,7 @@ describe('pipeMessageStatus while the database is away', () => {
 });
 
 describe('pipeMessageStatus of a failed job with no record yet', () => {
-  it('names the reason code the worker failed it with, and never the text of any other error', async () => {
+  it('names the reason the worker failed it with, its code and message, and never the text of any other error', async () => {
     // Its own queue prefix: the sending worker above takes every job of the shared one.
     const own = await startTestApp('pipe_status_failed');
     const failingConnection = new Redis(own.config.redisUrl, { maxRetriesPerRequest: null });
@@ -217,17 +220,223 @@ describe('pipeMessageStatus of a failed job with no record yet', () => {
           .toBe('failed');
       }
       const asker = { pipe_id: 'pipe-1' };
+      // A failed status always has its details: those the sweep will record (dead-failure.ts).
       expect(await pipeMessageStatus(own.res, ids.reason, asker)).toMatchObject({
         status: 'failed',
-        error: { reason: 'NO_SEND_PERMISSION', code: null, message: null },
+        attempts: 1,
+        error: {
+          reason: 'NO_SEND_PERMISSION',
+          code: 40323,
+          message: 'The bot lacks the send messages permission in channel chan-1',
+        },
       });
       const other = await pipeMessageStatus(own.res, ids.other, asker);
-      expect(other).toMatchObject({ status: 'failed', error: { reason: null, code: null, message: null } });
+      expect(other).toMatchObject({ status: 'failed', error: { reason: 'INTERNAL', code: 50003 } });
       expect(JSON.stringify(other)).not.toContain('ECONNREFUSED');
     } finally {
       await failing.close();
       failingConnection.disconnect();
       await own.close();
     }
+  });
+});
+
+describe('pipeMessageStatus never tears: a terminal status comes with its details, and exact counts', () => {
+  const TOKEN = 'status-tear-test';
+  const asker = { pipe_id: 'pipe-1' };
+  const ids = { bot_id: 'bot-1', pipe_id: 'pipe-1', channel_id: 'chan-1' };
+  let own: TestApp;
+  let manualConnection: Redis;
+  /** Takes jobs by hand (no processor): each test decides when its job completes or fails. */
+  let manual: Worker<PipeJob>;
+
+  beforeAll(async () => {
+    own = await startTestApp('pipe_status_tears');
+    manualConnection = new Redis(own.config.redisUrl, { maxRetriesPerRequest: null });
+    manual = new Worker<PipeJob>(PIPE_QUEUE, null, {
+      connection: manualConnection,
+      prefix: own.config.redisPrefix,
+    });
+  });
+  afterAll(async () => {
+    await manual?.close();
+    manualConnection?.disconnect();
+    await own?.close();
+  });
+
+  /** Queues `msgId` and takes it as a worker starting a run would, after `retries` failed attempts. */
+  async function running(msgId: string, retries = 0): Promise<Job<PipeJob>> {
+    await own.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job(msgId), {
+      jobId: msgId,
+      attempts: 5,
+      backoff: { type: 'fixed', delay: 0 },
+    });
+    for (let run = 0; ; run++) {
+      const taken = await manual.getNextJob(TOKEN, { block: true });
+      expect(taken?.id).toBe(msgId);
+      if (run === retries) return taken as Job<PipeJob>;
+      await taken?.moveToFailed(new Error('relay answered 502'), TOKEN);
+    }
+  }
+
+  /**
+   * Reads the status with `between` run right before the read's second Redis command about the
+   * message leaves: a read of the job in two steps (its fields, then its state) sees the job
+   * change in between, as it does under load. A read in one step sends no second command; then
+   * `between` runs after it. The store is read as the status read reads it.
+   */
+  async function readAcross(
+    msgId: string,
+    between: () => Promise<unknown>,
+    deps = own.res,
+  ): Promise<PipeMessageStatus> {
+    const client = (await own.res.pipeRuntime.queue.client) as unknown as Redis;
+    const send = client.sendCommand;
+    let seen = 0;
+    let ran: Promise<unknown> | undefined;
+    client.sendCommand = (command, stream) => {
+      const about = command.args.some((a) => String(a).includes(msgId));
+      if (about && ++seen === 2 && !ran) {
+        ran = between().then(
+          () => send.call(client, command, stream),
+          (err: Error) => command.reject(err),
+        );
+        return command.promise;
+      }
+      return send.call(client, command, stream);
+    };
+    try {
+      return await pipeMessageStatus(deps, msgId, asker);
+    } finally {
+      client.sendCommand = send;
+      await (ran ?? between());
+    }
+  }
+
+  const view = (s: PipeMessageStatus) => ({
+    status: s.status,
+    attempts: s.attempts,
+    sent_at: s.sent_at,
+    upstream_msg_id: s.upstream_msg_id,
+    not_permissions_mention: s.not_permissions_mention,
+    error: s.error,
+  });
+  const queuedView = (attempts: number) => ({
+    status: 'queued',
+    attempts,
+    sent_at: null,
+    upstream_msg_id: null,
+    not_permissions_mention: [],
+    error: null,
+  });
+
+  it('a job that completes during the read: queued before, sent with its outcome after, never a mix', async () => {
+    const msgId = `tear-sent-${Date.now()}`;
+    // Its third run: two attempts failed before.
+    const taken = await running(msgId, 2);
+    const outcome = {
+      sent_at: 1_700_000_000_900,
+      upstream_msg_id: 'up-3',
+      attempts: 3,
+      not_permissions_mention: ['all'],
+    };
+    const sentView = { ...outcome, status: 'sent', error: null };
+    const read = await readAcross(msgId, () => taken.moveToCompleted(outcome, TOKEN, false));
+    expect([queuedView(2), sentView]).toContainEqual(view(read));
+    expect(view(await pipeMessageStatus(own.res, msgId, asker))).toEqual(sentView);
+  });
+
+  it('a job that fails during the read: queued before, failed with reason and code after, never a bare failed', async () => {
+    const msgId = `tear-failed-${Date.now()}`;
+    const taken = await running(msgId);
+    const failure = fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+      channel_id: 'chan-1',
+      permission: 'send messages',
+    });
+    const failedView = {
+      ...queuedView(1),
+      status: 'failed',
+      error: { reason: 'NO_SEND_PERMISSION', code: 40323, message: failure.message },
+    };
+    // As process-message.ts does it: the failed record first, then the job fails with the reason.
+    const dies = async () => {
+      await markFailed(own.res, { msg_id: msgId, ...ids }, failure, 1, { ...job(msgId) });
+      await taken.moveToFailed(new UnrecoverableError(REASON.NO_SEND_PERMISSION), TOKEN);
+    };
+    const read = await readAcross(msgId, dies);
+    expect([queuedView(0), failedView]).toContainEqual(view(read));
+    expect(view(await pipeMessageStatus(own.res, msgId, asker))).toEqual(failedView);
+  });
+
+  it('a record read from before the job failed is read again: failed with the record written meanwhile', async () => {
+    const msgId = `tear-record-${Date.now()}`;
+    const taken = await running(msgId);
+    const failure = fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', { user_id: 'u-9' });
+    // The record read answers (nothing yet) before the worker writes the record and fails the
+    // job; only then does the read of the job leave.
+    let recordRead!: () => void;
+    const recordReadDone = new Promise<void>((resolve) => {
+      recordRead = resolve;
+    });
+    const deliveries = own.res.store.deliveries;
+    const deps = {
+      ...own.res,
+      store: {
+        ...own.res.store,
+        deliveries: {
+          ...deliveries,
+          get: async (id: string) => {
+            const found = await deliveries.get(id);
+            recordRead();
+            return found;
+          },
+        },
+      },
+    };
+    const client = (await own.res.pipeRuntime.queue.client) as unknown as Redis;
+    const send = client.sendCommand;
+    client.sendCommand = (command, stream) => {
+      if (!command.args.some((a) => String(a).includes(msgId))) return send.call(client, command, stream);
+      client.sendCommand = send;
+      recordReadDone
+        .then(async () => {
+          await markFailed(own.res, { msg_id: msgId, ...ids }, failure, 1, { ...job(msgId) });
+          await taken.moveToFailed(new UnrecoverableError(REASON.TEMP_TARGET_NOT_MEMBER), TOKEN);
+        })
+        .then(
+          () => send.call(client, command, stream),
+          (err: Error) => command.reject(err),
+        );
+      return command.promise;
+    };
+    try {
+      expect(view(await pipeMessageStatus(deps, msgId, asker))).toEqual({
+        ...queuedView(1),
+        status: 'failed',
+        error: { reason: 'TEMP_TARGET_NOT_MEMBER', code: 40325, message: failure.message },
+      });
+    } finally {
+      client.sendCommand = send;
+    }
+  });
+
+  it('a dead job whose failed record was lost reads failed, with the words of the retry record before it', async () => {
+    const msgId = `tear-lost-${Date.now()}`;
+    const taken = await running(msgId, 4);
+    const retryRecord = {
+      status: 'queued' as const,
+      reason: 'UPSTREAM_UNAVAILABLE',
+      code: 50001,
+      message: 'The relay target is unavailable: HTTP 502: bad gateway',
+      attempts: 4,
+      retry_at: Date.now() - 1_000,
+    };
+    await own.res.store.deliveries.save(msgId, ids, retryRecord, Date.now());
+    await taken.moveToFailed(new UnrecoverableError('UPSTREAM_UNAVAILABLE'), TOKEN);
+    expect(view(await pipeMessageStatus(own.res, msgId, asker))).toEqual({
+      ...queuedView(5),
+      status: 'failed',
+      error: { reason: 'UPSTREAM_UNAVAILABLE', code: 50001, message: retryRecord.message },
+    });
   });
 });

@@ -385,6 +385,7 @@ describe('dead jobs without a failed record', () => {
   async function failedJob(
     queue: Queue<PipeJob, unknown, 'pipe-message'>,
     content: string,
+    failedReason = 'the processor died',
   ): Promise<Job<PipeJob>> {
     const msgId = `dead-${Math.random().toString(36).slice(2)}`;
     const data: PipeJob = {
@@ -406,7 +407,7 @@ describe('dead jobs without a failed record', () => {
       queue.name,
       async () => {
         // Stands for a process that failed the job and died before writing its record.
-        throw new UnrecoverableError('the processor died');
+        throw new UnrecoverableError(failedReason);
       },
       { connection: redisOptions(), prefix: app.config.redisPrefix },
     );
@@ -484,6 +485,74 @@ describe('dead jobs without a failed record', () => {
       },
     );
     expect(dead.body.data.items.map((d) => d.msg_id)).toContain(job.data.msg_id);
+  });
+
+  // process-message.ts fails a job with UnrecoverableError(reason): the job keeps the reason
+  // code as its failedReason, and that is what a sweep has when the record never got written.
+  it.each([
+    ['NO_SEND_PERMISSION', 40323],
+    ['TEMP_TARGET_NOT_MEMBER', 40325],
+    ['CARD_SYNTAX', 40013],
+  ])(
+    'the sweep records a job that died of %s with that reason and code, at info level, replayable by reason',
+    async (reason, code) => {
+      const job = await failedJob(side, `died of ${reason}`, reason);
+      const { msg_id } = job.data;
+      expect(await record(msg_id)).toBeNull();
+      const linesBefore = workerLines.length;
+      expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
+      const rec = await record(msg_id);
+      expect(rec).toMatchObject({ status: 'failed', reason, code, attempts: 1 });
+      expect(rec?.message).not.toMatch(/internal/i);
+      // Not an unexpected error: nothing about this message at error level.
+      const lines = workerLines.slice(linesBefore).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.filter((l) => l.level === 'error' && l.msg_id === msg_id)).toEqual([]);
+      expect(lines.some((l) => l.msg_id === msg_id && l.reason === reason)).toBe(true);
+      // Replay by reason finds it.
+      expect(
+        await workerRes.store.deliveries.replayableDeadIds({ reason, died_before: Date.now() }, 500),
+      ).toContain(msg_id);
+    },
+  );
+
+  it('the sweep keeps what a record written earlier says about the reason', async () => {
+    // The last attempt's record was lost, the retry record before it holds the reason's detail.
+    const job = await failedJob(side, 'died of a relay 502', 'UPSTREAM_UNAVAILABLE');
+    const { msg_id, bot_id, pipe_id, channel_id } = job.data;
+    const retry = {
+      status: 'queued' as const,
+      reason: 'UPSTREAM_UNAVAILABLE',
+      code: 50001,
+      message: 'The relay target is unavailable: HTTP 502: bad gateway',
+      detail: { detail: 'HTTP 502: bad gateway' },
+      attempts: 4,
+      retry_at: Date.now() - 1_000,
+    };
+    await workerRes.store.deliveries.save(msg_id, { bot_id, pipe_id, channel_id }, retry, Date.now());
+    // And one whose job died of something that is no reason (BullMQ's own failure): the reason
+    // the record last gave.
+    const other = await failedJob(side, 'died of a lost lock', 'Missing lock for job x. moveToFinished');
+    await workerRes.store.deliveries.save(
+      other.data.msg_id,
+      { bot_id, pipe_id, channel_id },
+      { ...retry, reason: 'UPSTREAM_TIMEOUT', message: 'The relay target is unavailable: no answer' },
+      Date.now(),
+    );
+    expect(await reconcileDeadJobs(workerRes, side)).toBe(2);
+    expect(await record(msg_id)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_UNAVAILABLE',
+      code: 50001,
+      message: retry.message,
+      detail: retry.detail,
+      retry_at: null,
+    });
+    expect(await record(other.data.msg_id)).toMatchObject({
+      status: 'failed',
+      reason: 'UPSTREAM_TIMEOUT',
+      code: 50001,
+      message: 'The relay target is unavailable: no answer',
+    });
   });
 
   /**

@@ -1,4 +1,4 @@
-import { CATALOGUE } from '../../errors/index.js';
+import { CATALOGUE, type ErrorKey } from '../../errors/index.js';
 
 /**
  * Reason codes recorded on a failed (or retried) pipe message: stable strings, listed in
@@ -67,3 +67,33 @@ const REASON_CODES: ReadonlySet<string> = new Set([...Object.values(REASON), ...
  */
 export const isReasonCode = (text: string | undefined): text is string =>
   text !== undefined && REASON_CODES.has(text);
+
+/** The catalogue entry each REASON is recorded with (the workers' `fail(reason, key)` pairs). */
+const REASON_KEY: Readonly<Record<ReasonCode, ErrorKey>> = {
+  PIPE_DISABLED: 'DELIVERY_PIPE_UNAVAILABLE',
+  PIPE_DELETED: 'DELIVERY_PIPE_UNAVAILABLE',
+  BOT_UNAVAILABLE: 'DELIVERY_BOT_UNAVAILABLE',
+  TEMPLATE_DELETED: 'TEMPLATE_DELETED',
+  TEMPLATE_BANNED: 'TEMPLATE_BANNED',
+  CHANNEL_NOT_FOUND: 'DELIVERY_TARGET_INVALID',
+  CHANNEL_NOT_TEXT: 'DELIVERY_TARGET_INVALID',
+  NO_VIEW_PERMISSION: 'DELIVERY_NO_PERMISSION',
+  NO_SEND_PERMISSION: 'DELIVERY_NO_PERMISSION',
+  TEMP_TARGET_NOT_MEMBER: 'DELIVERY_TEMP_TARGET_INVALID',
+  INPUT_INVALID: 'DELIVERY_INPUT_INVALID',
+  RELAY_NOT_CONFIGURED: 'DELIVERY_UPSTREAM_REJECTED',
+  UPSTREAM_REJECTED: 'DELIVERY_UPSTREAM_REJECTED',
+  UPSTREAM_RATE_LIMITED: 'DELIVERY_UPSTREAM_RATE_LIMITED',
+  UPSTREAM_UNAVAILABLE: 'DELIVERY_UPSTREAM_UNAVAILABLE',
+  UPSTREAM_TIMEOUT: 'DELIVERY_UPSTREAM_UNAVAILABLE',
+  UPSTREAM_UNREACHABLE: 'DELIVERY_UPSTREAM_UNAVAILABLE',
+  DEPENDENCY_DOWN: 'DEPENDENCY_DOWN',
+  STALLED: 'DELIVERY_STALLED',
+  INTERNAL: 'DELIVERY_INTERNAL',
+};
+
+/** The catalogue entry a reason code is recorded with: its REASON_KEY, or a render error's own key. */
+export function reasonKey(reason: string): ErrorKey | undefined {
+  if (Object.hasOwn(REASON_KEY, reason)) return REASON_KEY[reason as ReasonCode];
+  return Object.hasOwn(CATALOGUE, reason) ? (reason as ErrorKey) : undefined;
+}

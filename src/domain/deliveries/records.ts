@@ -78,17 +78,20 @@ export async function markSentMany(
   );
 }
 
+/** What a failure records: reason code, catalogue code, English message and detail. */
+export interface RecordedFailure {
+  readonly reason: string;
+  readonly code: number;
+  readonly message: string;
+  readonly detail: Readonly<Record<string, unknown>> | null;
+}
+
 /**
- * What a failure records: reason code, catalogue code, English message and detail. Only Herald
- * errors get this far: an unexpected error is made an internalFailure first (asDeliveryFailure),
- * so that its text is never recorded (pipemsg-status shows the record to pipe senders).
+ * A failure as it is recorded. Only Herald errors get this far: an unexpected error is made an
+ * internalFailure first (asDeliveryFailure), so that its text is never recorded (pipemsg-status
+ * shows the record to pipe senders).
  */
-export function describeFailure(err: HeraldError): {
-  reason: string;
-  code: number;
-  message: string;
-  detail: Record<string, unknown> | null;
-} {
+export function describeFailure(err: HeraldError): RecordedFailure {
   if (err instanceof DeliveryFailedError || err instanceof DeliveryRetryError) {
     return {
       reason: err.reason,
@@ -142,10 +145,21 @@ export function markFailed(
   job: Readonly<Record<string, unknown>> | null,
   notPermissionsMention: string[] = [],
 ) {
-  const f = describeFailure(err);
+  return markDead(deps, ids, describeFailure(err), attempts, job, notPermissionsMention);
+}
+
+/** markFailed with a failure already described (a dead job's, recovered by the sweep). */
+export function markDead(
+  deps: Deps,
+  ids: DeliveryIds,
+  failure: RecordedFailure,
+  attempts: number,
+  job: Readonly<Record<string, unknown>> | null,
+  notPermissionsMention: string[] = [],
+) {
   return save(deps, ids, {
     status: 'failed',
-    ...f,
+    ...failure,
     attempts,
     retry_at: null,
     job,

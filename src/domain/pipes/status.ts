@@ -1,8 +1,10 @@
 import { DependencyError, NotFoundError } from '../../errors/index.js';
-import type { PipeJob } from '../../queue/pipe-messages.js';
+import { type JobSnapshot, type JobState, readJobSnapshot } from '../../queue/job-snapshot.js';
+import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
-import type { DeliveryStatus } from '../../store/index.js';
-import { isReasonCode } from '../deliveries/reasons.js';
+import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
+import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
+import { REASON } from '../deliveries/reasons.js';
 import type { PipeDeps } from './runtime.js';
 
 /** Who asks: a pipe (its own messages) or a bot (the messages of all its pipes). */
@@ -37,14 +39,13 @@ export interface PipeMessageStatus {
 const owns = (asker: StatusAsker, rec: { pipe_id: string; bot_id: string }): boolean =>
   'pipe_id' in asker ? asker.pipe_id === rec.pipe_id : asker.bot_id === rec.bot_id;
 
-/** BullMQ's job states as a delivery status, while no worker has written a record (a completed job: sentByJob). */
-const JOB_STATE: Readonly<Record<string, DeliveryStatus>> = {
+/** BullMQ's states of a job that has not finished, as a delivery status (no record yet). */
+const JOB_STATE: Readonly<Partial<Record<JobState, DeliveryStatus>>> = {
   waiting: 'queued',
   'waiting-children': 'queued',
   prioritized: 'queued',
   delayed: 'queued',
   active: 'queued',
-  failed: 'failed',
 };
 
 /** What a completed job returns (the worker's sent outcome), as far as status needs it. */
@@ -55,11 +56,22 @@ interface SentReturn {
   readonly not_permissions_mention?: readonly string[];
 }
 
+/** A settled record: what the worker (or the sweep) wrote last about the message. */
+const settled = (r: DeliveryRecord | null): boolean => r?.status === 'sent' || r?.status === 'failed';
+
 /**
- * Where a pipe message stands. The workers' delivery record (collection `deliveries`, keyed by
- * msg_id) wins, except that a completed job means sent even while its record still says
- * otherwise: workers write `sent` records behind (src/workers/sent-log.ts), so for a moment
- * the job knows first. Before a worker has written any record, the BullMQ job's state answers.
+ * Where a pipe message stands. Read from two places that cannot be read at one moment: the
+ * workers' delivery record (collection `deliveries`, keyed by msg_id) and the BullMQ job, whose
+ * state and fields are read in one step (readJobSnapshot), so that a terminal state always comes
+ * with its details. The order the worker writes them in decides which wins:
+ * - sent: the job completes (its return value holds the outcome) before its `sent` record is
+ *   written (write-behind, src/workers/sent-log.ts): a completed job means sent, with the return
+ *   value's sent_at and attempts, whatever an older record says.
+ * - failed: the `failed` record is written before the job fails. A failed job read with a record
+ *   that is not settled means the record read began before the write: it is read again. Still
+ *   none (the recording process died, the record was lost): the job's failedReason answers, as
+ *   the dead-job sweep will record it (dead-failure.ts).
+ * - otherwise the record, and before any record the job's state (queued).
  * Another pipe's or bot's message is "not found", like a message that does not exist.
  */
 export async function pipeMessageStatus(
@@ -67,38 +79,46 @@ export async function pipeMessageStatus(
   msgId: string,
   asker: StatusAsker,
 ): Promise<PipeMessageStatus> {
-  const [found, job] = await Promise.all([
-    // The database away is an answer too: see below. Anything else is a bug, and says so.
+  // The database away is an answer too: see below. Anything else is a bug, and says so.
+  const readRecord = () =>
     deps.store.deliveries.get(msgId).catch((err: unknown) => {
       if (err instanceof DependencyError) return err;
       throw err;
-    }),
-    deps.pipeRuntime.queue.getJob(msgId).catch((err: unknown) => {
+    });
+  const [found, job] = await Promise.all([
+    readRecord(),
+    readJobSnapshot(deps.pipeRuntime.queue, msgId).catch((err: unknown) => {
       throw asRedisDependencyError(err);
     }),
   ]);
-  const data: PipeJob | undefined = job?.data;
-  const stateOf = async () =>
-    job
-      ? job.getState().catch((err: unknown) => {
-          throw asRedisDependencyError(err);
-        })
-      : undefined;
+  const data = job?.data;
+  const ownJob = job && data && owns(asker, data) ? job : null;
   if (found instanceof DependencyError) {
     // Without the record, only a completed job answers for certain (sent); a waiting, delayed
     // or failed one may have a record that says more (rate_limited, a retry's reason, why it
     // died), and no job at all may be a message whose job the queue no longer keeps. So 503.
-    if (job && data && owns(asker, data) && (await stateOf()) === 'completed') {
-      return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data.accepted_at);
-    }
+    if (ownJob?.state === 'completed') return sentByJob(msgId, ownJob);
     throw found;
   }
-  const record = found;
-  if (record) {
-    if (!owns(asker, record)) throw new NotFoundError('message');
-    if (record.status !== 'sent' && job && (await stateOf()) === 'completed') {
-      return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data?.accepted_at ?? null);
+  let record = found;
+  if (record && !owns(asker, record)) throw new NotFoundError('message');
+  if (job?.state === 'completed' && record?.status !== 'sent') {
+    if (!record && !ownJob) throw new NotFoundError('message');
+    return sentByJob(msgId, job);
+  }
+  if (job?.state === 'failed' && !settled(record)) {
+    const again = await readRecord();
+    if (again instanceof DependencyError) throw again;
+    record = again;
+    if (record && !owns(asker, record)) throw new NotFoundError('message');
+    // A record queued again by a replay after the job died is the replay under way (it swaps
+    // the failed job for a new one next): the record answers.
+    const replaying = record !== null && record.replays > 0 && (job.finishedOn ?? 0) <= record.updated_at;
+    if (!settled(record) && !replaying && ownJob?.data) {
+      return failedByJob(msgId, ownJob, ownJob.data, record);
     }
+  }
+  if (record) {
     const failed = record.reason !== null || record.code !== null || record.message !== null;
     // A wait that is over: the message is back in the queue or being delivered. (Workers write
     // no record when the wait ends; one that is refused again writes a new retry_at.)
@@ -116,49 +136,60 @@ export async function pipeMessageStatus(
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
   }
-  if (!job || !data || !owns(asker, data)) throw new NotFoundError('message');
-  const state = (await stateOf()) as string;
-  if (state === 'completed') {
-    return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data.accepted_at);
-  }
-  const status = JOB_STATE[state];
-  if (!status) throw new NotFoundError('message');
+  const status = ownJob ? JOB_STATE[ownJob.state] : undefined;
+  if (!ownJob || !status) throw new NotFoundError('message');
   return {
     msg_id: msgId,
     status,
-    attempts: job.attemptsMade,
-    msg_timestamp: data.accepted_at,
+    attempts: ownJob.attemptsMade,
+    msg_timestamp: ownJob.data?.accepted_at ?? null,
     sent_at: null,
     upstream_msg_id: null,
     retry_at: null,
     not_permissions_mention: [],
-    // No record yet (the dead-job sweep writes it): the reason code the worker failed it with,
-    // never the text of some other error.
-    error:
-      status === 'failed'
-        ? { reason: isReasonCode(job.failedReason) ? job.failedReason : null, code: null, message: null }
-        : null,
+    error: null,
   };
 }
 
-/** A completed job's view: sent, with the worker's outcome (its return value) where it has one. */
-function sentByJob(
-  msgId: string,
-  returned: unknown,
-  attemptsMade: number,
-  finishedOn: number | undefined,
-  acceptedAt: number | null,
-): PipeMessageStatus {
-  const sent = (returned ?? {}) as SentReturn;
+/** A completed job's view: sent, with the worker's outcome (its return value). */
+function sentByJob(msgId: string, job: JobSnapshot): PipeMessageStatus {
+  const sent = (job.returnvalue ?? {}) as SentReturn;
   return {
     msg_id: msgId,
     status: 'sent',
-    attempts: sent.attempts ?? attemptsMade,
-    msg_timestamp: acceptedAt,
-    sent_at: sent.sent_at ?? finishedOn ?? null,
+    attempts: sent.attempts ?? job.attemptsMade,
+    msg_timestamp: job.data?.accepted_at ?? null,
+    sent_at: sent.sent_at ?? job.finishedOn ?? null,
     upstream_msg_id: sent.upstream_msg_id ?? null,
     retry_at: null,
     not_permissions_mention: Array.isArray(sent.not_permissions_mention) ? sent.not_permissions_mention : [],
     error: null,
+  };
+}
+
+/**
+ * A failed job without its failed record: the reason it died of, as the dead-job sweep will
+ * record it, and never the text of some other error (a death no reason names is INTERNAL).
+ */
+function failedByJob(
+  msgId: string,
+  job: JobSnapshot,
+  data: PipeJob,
+  record: DeliveryRecord | null,
+): PipeMessageStatus {
+  const stalled = job.stalledCounter > MAX_STALLED_COUNT;
+  const failure =
+    deadJobFailure({ failedReason: job.failedReason, stalled, data }, record) ??
+    catalogueFailure(REASON.INTERNAL, data);
+  return {
+    msg_id: msgId,
+    status: 'failed',
+    attempts: deadJobAttempts(job.attemptsMade, job.stalledCounter, stalled),
+    msg_timestamp: data.accepted_at,
+    sent_at: null,
+    upstream_msg_id: null,
+    retry_at: null,
+    not_permissions_mention: record?.not_permissions_mention ?? [],
+    error: failure ? { reason: failure.reason, code: failure.code, message: failure.message } : null,
   };
 }
