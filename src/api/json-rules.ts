@@ -2,10 +2,8 @@ import { constants as zlibConstants } from 'node:zlib';
 import { HeraldError } from '../errors/index.js';
 
 /*
- * What a POST body must be, whichever reader took it off the wire (koa-body for the Koa routes,
- * send-pipemsg/read-json-body.ts for the pipe endpoint): a JSON object or array, with no key
- * that could reach a prototype and no deeper nesting than MAX_DEPTH. Both readers apply these
- * same functions, so every endpoint refuses the same bodies with the same errors.
+ * What a POST body must be (read-json-body.ts applies it for every endpoint): a JSON object or
+ * array, with no key that could reach a prototype and no deeper nesting than MAX_DEPTH.
  */
 
 /** Keys that could reach an object's prototype if some code later merged the body naively. */

@@ -9,8 +9,8 @@ import { addTestMember, createTestChannel, createTestGuild } from '../helpers/di
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /*
- * send-pipemsg is served in front of Koa with its own body reader (src/api/send-pipemsg/): the
- * wire-level cases the Koa routes' koa-body reader also handles, driven over raw HTTP so that
+ * send-pipemsg is served in front of Koa (src/api/send-pipemsg/), with the body reader the Koa
+ * routes use too (src/api/read-json-body.ts): the wire-level cases, driven over raw HTTP so that
  * encodings, chunking and a client that goes away can be sent as they are.
  */
 const LIMIT = 64 * 1024;

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { HeraldError } from '../../errors/index.js';
-import { decodeUtf8 } from '../../text/utf8.js';
+import { HeraldError } from '../errors/index.js';
+import { decodeUtf8 } from '../text/utf8.js';
 import {
   bodyEncodingOf,
   bodyTooLarge,
@@ -11,12 +11,12 @@ import {
   hasBody,
   isJsonContentType,
   undecompressable,
-} from '../json-rules.js';
+} from './json-rules.js';
 
 /*
- * The send-pipemsg body reader. It takes the same bodies as the Koa routes' koa-body reader
- * (json-rules.ts holds the shared rules) and gives the same answers, with less machinery per
- * request: send-pipemsg is the one endpoint under third-party volume.
+ * The one JSON body reader, used by the send-pipemsg door and by the Koa routes (middleware/
+ * json-body.ts), with the rules of json-rules.ts. It is lean because send-pipemsg is the one
+ * endpoint under third-party volume.
  *
  * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
  * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
