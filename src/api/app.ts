@@ -2,7 +2,9 @@ import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
-import { answerInvalidTarget } from './invalid-target.js';
+import { HeraldError } from '../errors/index.js';
+import { answerEarly } from './early-answer.js';
+import { bodyTooLarge } from './json-rules.js';
 import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
@@ -27,10 +29,17 @@ import type { HeraldState } from './state.js';
 export function createHttpHandler(deps: PipeDeps): RequestListener {
   const koa = createKoaApp(deps).callback();
   const sendPipemsg = sendPipemsgListener(deps);
+  const limit = deps.config.bodyLimitBytes;
   return (req, res) => {
     const url = req.url ?? '/';
     const target = splitTarget(url);
-    if (target === null) return answerInvalidTarget(deps.log, req, res);
+    if (target === null)
+      return answerEarly(deps.log, req, res, new HeraldError('REQUEST_TARGET_INVALID'), '');
+    // A declared body over the limit is refused on every route, whatever its method or
+    // encoding (no compressor makes JSON bigger), before credentials or routing cost anything.
+    if (Number(req.headers['content-length']) > limit) {
+      return answerEarly(deps.log, req, res, bodyTooLarge(limit), target.path);
+    }
     if (req.method === 'POST' && isSendPipemsgPath(target.path)) {
       return sendPipemsg(req, res, target.path, target.query);
     }

@@ -20,7 +20,8 @@ import {
  *
  * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
  * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
- *   decoded text, so a small compressed body cannot unpack into a huge one.
+ *   declared length and to the decoded text, so a small compressed body cannot unpack into a
+ *   huge one.
  * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
  *   array (400), within the limit (413), without forbidden keys (400).
  * - A POST without a body, or with an empty one, reads as `{}` with the text ''.
@@ -83,7 +84,8 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
     return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
   const decoder = decoderFor(req);
   if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
-  if (decoder === null && Number(req.headers['content-length']) > limitBytes) {
+  // A declared length over the limit, compressed or not: no compressor makes JSON bigger.
+  if (Number(req.headers['content-length']) > limitBytes) {
     return Promise.reject(bodyTooLarge(limitBytes));
   }
   const source: Readable = decoder === null ? req : req.pipe(decoder);

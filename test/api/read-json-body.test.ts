@@ -40,4 +40,40 @@ describe('declared lengths', () => {
       expect(r.headers.connection).toBe('close');
     }
   });
+
+  it('413 at once for a compressed body declared over the limit', async () => {
+    const r = await rawRequest(
+      app.base,
+      head('/api/v3/intimacy/update', `Bot ${botToken}`, '4294967297', 'Content-Encoding: gzip\r\n'),
+    );
+    expect([r.status, JSON.parse(r.text).code, r.headers.connection]).toEqual([413, 41300, 'close']);
+  });
+
+  it('413 at once on every route and method, before credentials or routing', async () => {
+    const cases = [
+      ['POST', '/api/v3/message/send-pipemsg?access_token=unknown'],
+      ['POST', '/api/v3/no-such-route'],
+      ['GET', '/healthz'],
+      ['PUT', '/admin/api/bot/create'],
+    ];
+    for (const [method, path] of cases) {
+      const r = await rawRequest(
+        app.base,
+        `${method} ${path} HTTP/1.1\r\nHost: herald\r\nX-Request-Id: big-${method}\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`,
+      );
+      expect([method, path, r.status, JSON.parse(r.text).code, r.headers.connection]).toEqual([
+        method,
+        path,
+        413,
+        41300,
+        'close',
+      ]);
+      expect(r.headers['x-request-id']).toBe(`big-${method}`);
+    }
+    // Logged as any request is, with the path but never the query.
+    await expect
+      .poll(() => app.logs.find((l) => l.request_id === 'big-POST' && l.path === '/api/v3/no-such-route'))
+      .toMatchObject({ msg: 'request', method: 'POST', route: null, status: 413 });
+    expect(app.logText()).not.toContain('access_token=unknown');
+  });
 });
