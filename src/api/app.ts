@@ -5,7 +5,6 @@ import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { HeraldError } from '../errors/index.js';
 import { answerEarly } from './early-answer.js';
 import { bodyTooLarge } from './json-rules.js';
-import { jsonBody } from './middleware/json-body.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
@@ -65,7 +64,6 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));
-  app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(router.routes());
   // Other methods on send-pipemsg reach Koa: 405 with Allow, as for the router's own routes.
   app.use(notFound(router, (path) => (isSendPipemsgPath(path) ? ['POST'] : [])));

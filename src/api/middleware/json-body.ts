@@ -13,7 +13,7 @@ declare module 'koa' {
 /**
  * POST, PUT and PATCH bodies are JSON objects or arrays, nothing else, read by the same reader
  * as send-pipemsg's (read-json-body.ts): a form or text body is 415, bad JSON 400, a body over
- * the limit 413.
+ * the limit 413. The credential guards (auth.ts) run it once the caller is known.
  */
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
