@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { HeraldError } from '../errors/index.js';
+import { answerClientError, type ClientErrorListener } from './client-error.js';
 import { answerEarly } from './early-answer.js';
 import { bodyTooLarge } from './json-rules.js';
 import { notFound } from './middleware/not-found.js';
@@ -23,13 +24,16 @@ import type { HeraldState } from './state.js';
 /**
  * The HTTP API as one request listener (bin/web listens on it, tests drive it over loopback):
  * POST send-pipemsg, the endpoint third parties call at volume, is served right here in front
- * of Koa; everything else goes through the Koa app below.
+ * of Koa; everything else goes through the Koa app below. Its onClientError answers the requests
+ * Node's parser refuses, in the envelope too (listen() hooks it to the server's 'clientError').
  */
-export function createHttpHandler(deps: PipeDeps): RequestListener {
+export function createHttpHandler(
+  deps: PipeDeps,
+): RequestListener & { readonly onClientError: ClientErrorListener } {
   const koa = createKoaApp(deps).callback();
   const sendPipemsg = sendPipemsgListener(deps);
   const limit = deps.config.bodyLimitBytes;
-  return (req, res) => {
+  const onRequest: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const target = splitTarget(url);
     if (target === null)
@@ -47,6 +51,7 @@ export function createHttpHandler(deps: PipeDeps): RequestListener {
     if (!url.startsWith('/')) req.url = target.query === '' ? target.path : `${target.path}?${target.query}`;
     void koa(req, res);
   };
+  return Object.assign(onRequest, { onClientError: answerClientError(deps.log) });
 }
 
 function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
