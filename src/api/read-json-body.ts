@@ -2,11 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { HeraldError } from '../errors/index.js';
-import { decodeUtf8 } from '../text/utf8.js';
+import { decodeValidUtf8 } from '../text/utf8.js';
 import {
   bodyEncodingOf,
   bodyTooLarge,
   checkKeys,
+  checkText,
+  explainInvalidUtf8,
   explainParseFailure,
   hasBody,
   isJsonContentType,
@@ -23,7 +25,9 @@ import {
  *   declared length and to the decoded text, so a small compressed body cannot unpack into a
  *   huge one.
  * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
- *   array (400), within the limit (413), without forbidden keys (400).
+ *   array (400), within the limit (413), without forbidden keys (400), and its strings valid
+ *   Unicode: invalid UTF-8 bytes or a lone surrogate escape (`"\ud800"`), which would be kept
+ *   as U+FFFD, are 400 naming the field.
  * - A POST without a body, or with an empty one, reads as `{}` with the text ''.
  */
 
@@ -68,6 +72,7 @@ function parse(text: string): unknown {
     throw explainParseFailure(text);
   }
   checkKeys(value);
+  checkText(value, text);
   return value;
 }
 
@@ -109,8 +114,9 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
       let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       // A UTF-8 byte-order mark (EF BB BF) is not part of the JSON.
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-      const text = decodeUtf8(bytes);
+      const text = decodeValidUtf8(bytes);
       try {
+        if (text === undefined) throw explainInvalidUtf8(bytes);
         resolve({ value: parse(text), text, bytes });
       } catch (parseErr) {
         reject(parseErr);

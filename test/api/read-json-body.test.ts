@@ -77,3 +77,68 @@ describe('declared lengths', () => {
     expect(app.logText()).not.toContain('access_token=unknown');
   });
 });
+
+describe('text that is not Unicode', () => {
+  const create = (raw: string | Buffer) =>
+    app.request<{ field: string }>('POST', '/admin/api/bot/create', {
+      admin: true,
+      raw,
+      headers: { 'Content-Type': 'application/json', 'Accept-Language': 'en-US' },
+    });
+  const bytes = (...parts: Array<string | number[]>) =>
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+
+  it.each([
+    ['a lone high surrogate', '{"name":"a\\ud800b"}', 'name'],
+    [
+      'a lone low surrogate, nested',
+      '{"name":"x","img_list":[{"id":"a","url":"https://x"},{"id":"\\uDFFF","url":"https://y"}]}',
+      'img_list[1].id',
+    ],
+    ['a reversed pair', '{"name":"\\ude00\\ud83d"}', 'name'],
+    ['a lone surrogate in a key', '{"name":"x","extra":{"k\\ud800":1}}', 'extra["k\\ud800"]'],
+  ])('400 naming the field for %s (escaped)', async (_, raw, field) => {
+    const r = await create(raw);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(40000);
+    expect(r.body.data).toEqual({ field });
+    expect(r.body.message).toBe(
+      `Invalid parameter: ${field}: must be valid Unicode text (it holds a lone surrogate, \\ud800-\\udfff)`,
+    );
+  });
+
+  it.each([
+    ['a stray continuation byte', bytes('{"name":"a', [0xff], 'b"}'), 'name', 10],
+    [
+      'an overlong encoding',
+      bytes('{"name":"x","img_list":[{"id":"', [0xc0, 0xaf], '","url":"https://x"}]}'),
+      'img_list[0].id',
+      31,
+    ],
+    ['an encoded surrogate', bytes('{"name":"', [0xed, 0xa0, 0x80], '"}'), 'name', 9],
+    ['a cut-off sequence', bytes('{"name":"中', [0xe6, 0x96], '"}'), 'name', 12],
+    ['bad bytes in a key', bytes('{"name":"x","k', [0xfe], '":1}'), '["k…"]', 14],
+  ])('400 naming the field for %s (invalid UTF-8)', async (_, raw, field, at) => {
+    const r = await create(raw);
+    expect(r.status).toBe(400);
+    expect(r.body.data).toEqual({ field });
+    expect(r.body.message).toBe(`Invalid parameter: ${field}: must be valid UTF-8 text (byte ${at} is not)`);
+  });
+
+  it('400 invalid JSON for bad bytes outside any string', async () => {
+    const r = await create(bytes('{"name":"x"', [0xff], '}'));
+    expect([r.status, r.body.code, r.body.message]).toEqual([
+      400,
+      40001,
+      'Request body is not valid JSON: invalid UTF-8 at byte 11',
+    ]);
+  });
+
+  it('takes a surrogate pair, escaped or not, and a real U+FFFD, and keeps them', async () => {
+    for (const raw of ['{"name":"\\ud83d\\ude00 \\ufffd"}', '{"name":"😀 \ufffd"}', '{"name":"\\\\ud800"}']) {
+      const r = await create(raw);
+      expect([raw, r.status]).toEqual([raw, 200]);
+      expect((r.body.data as unknown as { bot: { name: string } }).bot.name).toBe(JSON.parse(raw).name);
+    }
+  });
+});
