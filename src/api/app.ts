@@ -2,8 +2,10 @@ import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
-import { answerInvalidTarget } from './invalid-target.js';
-import { jsonBody } from './middleware/json-body.js';
+import { HeraldError } from '../errors/index.js';
+import { answerClientError, type ClientErrorListener } from './client-error.js';
+import { answerEarly } from './early-answer.js';
+import { bodyTooLarge } from './json-rules.js';
 import { notFound } from './middleware/not-found.js';
 import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
@@ -22,15 +24,25 @@ import type { HeraldState } from './state.js';
 /**
  * The HTTP API as one request listener (bin/web listens on it, tests drive it over loopback):
  * POST send-pipemsg, the endpoint third parties call at volume, is served right here in front
- * of Koa; everything else goes through the Koa app below.
+ * of Koa; everything else goes through the Koa app below. Its onClientError answers the requests
+ * Node's parser refuses, in the envelope too (listen() hooks it to the server's 'clientError').
  */
-export function createHttpHandler(deps: PipeDeps): RequestListener {
+export function createHttpHandler(
+  deps: PipeDeps,
+): RequestListener & { readonly onClientError: ClientErrorListener } {
   const koa = createKoaApp(deps).callback();
   const sendPipemsg = sendPipemsgListener(deps);
-  return (req, res) => {
+  const limit = deps.config.bodyLimitBytes;
+  const onRequest: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const target = splitTarget(url);
-    if (target === null) return answerInvalidTarget(deps.log, req, res);
+    if (target === null)
+      return answerEarly(deps.log, req, res, new HeraldError('REQUEST_TARGET_INVALID'), '');
+    // A declared body over the limit is refused on every route, whatever its method or
+    // encoding (no compressor makes JSON bigger), before credentials or routing cost anything.
+    if (Number(req.headers['content-length']) > limit) {
+      return answerEarly(deps.log, req, res, bodyTooLarge(limit), target.path);
+    }
     if (req.method === 'POST' && isSendPipemsgPath(target.path)) {
       return sendPipemsg(req, res, target.path, target.query);
     }
@@ -39,6 +51,7 @@ export function createHttpHandler(deps: PipeDeps): RequestListener {
     if (!url.startsWith('/')) req.url = target.query === '' ? target.path : `${target.path}?${target.query}`;
     void koa(req, res);
   };
+  return Object.assign(onRequest, { onClientError: answerClientError(deps.log) });
 }
 
 function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
@@ -56,7 +69,6 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));
-  app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(router.routes());
   // Other methods on send-pipemsg reach Koa: 405 with Allow, as for the router's own routes.
   app.use(notFound(router, (path) => (isSendPipemsgPath(path) ? ['POST'] : [])));

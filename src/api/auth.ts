@@ -4,6 +4,7 @@ import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
+import { jsonBody } from './middleware/json-body.js';
 import { rateLimitHeaders, refuseIfLimited } from './rate-headers.js';
 import type { HeraldState } from './state.js';
 
@@ -18,14 +19,21 @@ export function credential(header: string | undefined, scheme: string): string |
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
 
+/*
+ * Credentials come before the body: both guards below read the request's JSON body (json-body.ts)
+ * only once the caller is known (and, for bots, within budget), so a caller without them never
+ * has a big or slow body read. Every route that takes a body has one of them.
+ */
+
 /** Operators: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 export function requireAdmin(deps: Deps): Middleware<HeraldState> {
   const expected = sha256(deps.config.adminToken);
+  const body = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
     const given = credential(ctx.get('Authorization'), 'Bearer');
     if (given === undefined) throw new HeraldError('UNAUTHENTICATED');
     if (!timingSafeEqual(sha256(given), expected)) throw new HeraldError('INVALID_TOKEN');
-    await next();
+    await body(ctx, next);
   };
 }
 
@@ -36,6 +44,7 @@ export function requireAdmin(deps: Deps): Middleware<HeraldState> {
  */
 export function requireBot(deps: Deps, bucket: string): Middleware<HeraldState> {
   const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
+  const body = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
     const token = credential(ctx.get('Authorization'), 'Bot');
     if (token === undefined) throw new HeraldError('UNAUTHENTICATED');
@@ -44,6 +53,6 @@ export function requireBot(deps: Deps, bucket: string): Middleware<HeraldState> 
     ctx.set(rateLimitHeaders(r, bucket));
     refuseIfLimited(r);
     ctx.state.bot = bot;
-    await next();
+    await body(ctx, next);
   };
 }

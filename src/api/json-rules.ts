@@ -1,11 +1,10 @@
 import { constants as zlibConstants } from 'node:zlib';
-import { HeraldError } from '../errors/index.js';
+import { HeraldError, ValidationError } from '../errors/index.js';
+import { firstInvalidUtf8 } from '../text/utf8.js';
 
 /*
- * What a POST body must be, whichever reader took it off the wire (koa-body for the Koa routes,
- * send-pipemsg/read-json-body.ts for the pipe endpoint): a JSON object or array, with no key
- * that could reach a prototype and no deeper nesting than MAX_DEPTH. Both readers apply these
- * same functions, so every endpoint refuses the same bodies with the same errors.
+ * What a POST body must be (read-json-body.ts applies it for every endpoint): a JSON object or
+ * array, with no key that could reach a prototype and no deeper nesting than MAX_DEPTH.
  */
 
 /** Keys that could reach an object's prototype if some code later merged the body naively. */
@@ -39,6 +38,128 @@ export function checkKeys(body: unknown): void {
       stack.push({ value: item, depth: depth + 1 });
     }
   }
+}
+
+/** A field's path as validation errors name it: `img_list[0].id`; an odd key as `["a b"]`. */
+function fieldName(path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((acc, p) => {
+    if (typeof p === 'number') return `${acc}[${p}]`;
+    if (!/^[\w$-]+$/.test(p)) return `${acc}[${JSON.stringify(p)}]`;
+    return acc ? `${acc}.${p}` : p;
+  }, '');
+}
+
+/** A `\uD800`-`\uDFFF` escape: the only way valid UTF-8 JSON can give JSON.parse a lone surrogate. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** String#isWellFormed (ES2024, in Node 20; the lib here is ES2023): false for a lone surrogate. */
+const hasLoneSurrogate = (s: string): boolean => !(s as string & { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Refuses a body whose strings or keys hold a lone surrogate (`"\ud800"`), which a store would
+ * keep as U+FFFD: 400 naming the field. Costs a scan for `\u` unless the text has such escapes.
+ */
+export function checkText(body: unknown, text: string): void {
+  if (!text.includes('\\u') || !SURROGATE_ESCAPE.test(text) || !holdsLoneSurrogate(body)) return;
+  // Found: walk again, keeping paths this time, to name the first such field in the text.
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (hasLoneSurrogate(value)) throw loneSurrogate(path);
+    } else if (Array.isArray(value)) {
+      // Pushed last to first, so that the first bad field in the text is the one named.
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (const [key] of entries) if (hasLoneSurrogate(key)) throw loneSurrogate([...path, key]);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        stack.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
+}
+
+/** Whether any string or key in a parsed body holds a lone surrogate (no paths kept: cheap). */
+function holdsLoneSurrogate(body: unknown): boolean {
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (hasLoneSurrogate(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key in value) {
+        if (hasLoneSurrogate(key)) return true;
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+const loneSurrogate = (path: ReadonlyArray<string | number>): ValidationError =>
+  new ValidationError(fieldName(path), {
+    'zh-CN': '必须是有效的 Unicode 文本（含有孤立的代理项 \\ud800-\\udfff）',
+    'en-US': 'must be valid Unicode text (it holds a lone surrogate, \\ud800-\\udfff)',
+  });
+
+/**
+ * Why bytes that are not UTF-8 were refused: 400 naming the field whose string holds the first
+ * bad byte, or invalid JSON when it lies outside any string. Only on the error path.
+ */
+export function explainInvalidUtf8(bytes: Buffer): HeraldError {
+  const at = firstInvalidUtf8(bytes);
+  const where = {
+    'zh-CN': `必须是有效的 UTF-8 文本（第 ${at} 字节无效）`,
+    'en-US': `must be valid UTF-8 text (byte ${at} is not)`,
+  };
+  const path = openStringPath(bytes.subarray(0, Math.max(at, 0)).toString('utf8'));
+  if (path === undefined) return new HeraldError('INVALID_JSON', { detail: `invalid UTF-8 at byte ${at}` });
+  return new ValidationError(fieldName(path), where);
+}
+
+/**
+ * The path of the string a JSON text ends inside (a key's own text counts as that key), or
+ * undefined when it does not end inside a string. Lenient: the text is a prefix of a body.
+ */
+function openStringPath(text: string): Array<string | number> | undefined {
+  const stack: Array<{ array: boolean; key: string; index: number; expectKey: boolean }> = [];
+  const path = (): Array<string | number> => stack.map((f) => (f.array ? f.index : f.key));
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    const top = stack.at(-1);
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const isKey = top !== undefined && !top.array && top.expectKey;
+      if (j >= text.length) {
+        if (!isKey) return path();
+        top.key = `${text.slice(i + 1)}…`;
+        return path();
+      }
+      if (isKey) {
+        try {
+          top.key = JSON.parse(text.slice(i, j + 1)) as string;
+        } catch {
+          top.key = text.slice(i + 1, j);
+        }
+        top.expectKey = false;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === '{' || c === '[') stack.push({ array: c === '[', key: '', index: 0, expectKey: c === '{' });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',' && top !== undefined) {
+      if (top.array) top.index++;
+      else top.expectKey = true;
+    }
+    i++;
+  }
+  return undefined;
 }
 
 /**

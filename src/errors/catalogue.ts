@@ -37,6 +37,13 @@ export const CATALOGUE = {
   ),
   BODY_UNREADABLE: def(40003, 400, '请求体无法读取：{detail}', 'Request body could not be read: {detail}'),
   REQUEST_TARGET_INVALID: def(40004, 400, '请求地址不是合法的 URL', 'The request target is not a valid URL'),
+  // Requests Node's HTTP parser refuses (a NUL, CR or LF inside a header, obs-fold, ...).
+  REQUEST_MALFORMED: def(
+    40005,
+    400,
+    '请求不是合法的 HTTP：{detail}',
+    'The request is not valid HTTP: {detail}',
+  ),
   TEMPLATE_COMPILE: def(
     40010,
     400,
@@ -204,12 +211,27 @@ export const CATALOGUE = {
     '消息 {msg_id} 的重发数据已过期',
     'The replay input of message {msg_id} has expired',
   ),
+  REQUEST_TIMEOUT: def(40800, 408, '请求未能及时完整送达', 'The request did not arrive in time'),
   BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
+  CHUNK_EXTENSIONS_TOO_LARGE: def(
+    41301,
+    413,
+    '请求体的分块扩展过大',
+    'The chunk extensions of the request body are too large',
+  ),
   UNSUPPORTED_MEDIA_TYPE: def(
     41500,
     415,
     '请求体必须是 JSON（Content-Type: application/json）',
     'Request body must be JSON (Content-Type: application/json)',
+  ),
+
+  // 431
+  HEADERS_TOO_LARGE: def(
+    43100,
+    431,
+    '请求头过大，最多 {limit}',
+    'Request headers too large, at most {limit}',
   ),
 
   // 429

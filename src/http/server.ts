@@ -1,5 +1,11 @@
 import type { RequestListener } from 'node:http';
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** A request listener, with what answers requests Node's parser refuses (else Node's bare 400). */
+export type HttpHandler = RequestListener & {
+  readonly onClientError?: (err: Error, socket: Duplex) => void;
+};
 
 export interface RunningServer {
   readonly server: Server;
@@ -8,8 +14,9 @@ export interface RunningServer {
   close(timeoutMs: number): Promise<void>;
 }
 
-export async function listen(handler: RequestListener, port: number, host: string): Promise<RunningServer> {
+export async function listen(handler: HttpHandler, port: number, host: string): Promise<RunningServer> {
   const server = createServer(handler);
+  if (handler.onClientError) server.on('clientError', handler.onClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

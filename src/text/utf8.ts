@@ -28,6 +28,46 @@ export function decodeUtf8(bytes: Buffer): string {
 }
 
 /**
+ * Bytes to text as decodeUtf8 does, or undefined when they are not valid UTF-8 (which decodeUtf8
+ * would turn into U+FFFD). The same simdutf checks, so it costs no more.
+ */
+export function decodeValidUtf8(bytes: Buffer): string | undefined {
+  if (isAscii(bytes)) return bytes.toString('utf8');
+  if (!isUtf8(bytes)) return undefined;
+  if (!HAS_ICU || bytes.length < MIN_LENGTH) return bytes.toString('utf8');
+  return transcode(bytes, 'utf8', 'utf16le').toString('utf16le');
+}
+
+/** Offset of the first byte that starts no valid UTF-8 sequence, or -1: for error messages. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // Lead byte: sequence length, its payload bits, and the least code point it may encode.
+    let n: number;
+    let cp: number;
+    let min: number;
+    if (b >= 0xc2 && b <= 0xdf) [n, cp, min] = [1, b & 0x1f, 0x80];
+    else if (b >= 0xe0 && b <= 0xef) [n, cp, min] = [2, b & 0x0f, 0x800];
+    else if (b >= 0xf0 && b <= 0xf4) [n, cp, min] = [3, b & 0x07, 0x10000];
+    else return i;
+    if (i + n >= bytes.length) return i;
+    for (let k = 1; k <= n; k++) {
+      const c = bytes[i + k]!;
+      if ((c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/**
  * Text to bytes. A string with a lone surrogate (which Buffer.from writes as U+FFFD) is refused by
  * ICU and takes V8's way; JSON.stringify never makes one (it escapes them).
  */

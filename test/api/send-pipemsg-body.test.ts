@@ -9,8 +9,8 @@ import { addTestMember, createTestChannel, createTestGuild } from '../helpers/di
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /*
- * send-pipemsg is served in front of Koa with its own body reader (src/api/send-pipemsg/): the
- * wire-level cases the Koa routes' koa-body reader also handles, driven over raw HTTP so that
+ * send-pipemsg is served in front of Koa (src/api/send-pipemsg/), with the body reader the Koa
+ * routes use too (src/api/read-json-body.ts): the wire-level cases, driven over raw HTTP so that
  * encodings, chunking and a client that goes away can be sent as they are.
  */
 const LIMIT = 64 * 1024;
@@ -181,6 +181,35 @@ describe('content types and text', () => {
     const emptyTemplated = await post(sendPath(templateToken), { ...json, 'Content-Length': '0' }, []);
     expect(emptyTemplated.status).toBe(200);
     expect((await jobOf(emptyTemplated.body.data.msg_id)).input).toBe('{}');
+  });
+});
+
+describe('text that is not Unicode', () => {
+  it('400 naming the field for a lone surrogate escape or invalid UTF-8; nothing is queued', async () => {
+    const waiting = async () => (await queue.getJobCounts('waiting')).waiting ?? 0;
+    const before = await waiting();
+    const lone = await post(sendPath(plainToken), json, ['{"content":"hi \\ud83d"}']);
+    expect([lone.status, lone.body.code, lone.body.data]).toEqual([400, 40000, { field: 'content' }]);
+    expect(lone.body.message).toMatch(/^Invalid parameter: content: must be valid Unicode text/);
+    const templated = await post(sendPath(templateToken), json, ['{"text":"ok","list":["a","\\udc00"]}']);
+    expect([templated.status, templated.body.data]).toEqual([400, { field: 'list[1]' }]);
+    const bytes = await post(sendPath(templateToken), json, [
+      Buffer.from('{"text":"'),
+      Buffer.from([0xe4, 0xb8]),
+      Buffer.from('"}'),
+    ]);
+    expect([bytes.status, bytes.body.data]).toEqual([400, { field: 'text' }]);
+    expect(bytes.body.message).toBe('Invalid parameter: text: must be valid UTF-8 text (byte 9 is not)');
+    // Compressed bytes are checked once decoded.
+    const zipped = await post(sendPath(templateToken), { ...json, 'Content-Encoding': 'gzip' }, [
+      gzipSync(Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xff]), Buffer.from('"}')])),
+    ]);
+    expect([zipped.status, zipped.body.data]).toEqual([400, { field: 'text' }]);
+    expect(await waiting()).toBe(before);
+    // A pair, escaped, is text like any other.
+    const pair = await post(sendPath(templateToken), json, ['{"text":"\\ud83d\\ude00"}']);
+    expect(pair.status).toBe(200);
+    expect((await jobOf(pair.body.data.msg_id)).input).toBe('{"text":"\\ud83d\\ude00"}');
   });
 });
 

@@ -1,6 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8, encodeUtf8 } from '../../src/text/utf8.js';
+import { decodeUtf8, decodeValidUtf8, encodeUtf8, firstInvalidUtf8 } from '../../src/text/utf8.js';
 
 /** decodeUtf8 must give exactly what Buffer#toString('utf8') gives, for any bytes. */
 const same = (bytes: Buffer) => expect(decodeUtf8(bytes)).toBe(bytes.toString('utf8'));
@@ -56,6 +57,42 @@ describe('decodeUtf8', () => {
       }
       same(Buffer.concat(parts));
     }
+  });
+});
+
+describe('decodeValidUtf8 and firstInvalidUtf8', () => {
+  it('decode valid UTF-8 as toString does; undefined, and the first bad byte, for anything else', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pieces = ['a', 'é', '中', '🎉', '\uFFFD'];
+    let invalid = 0;
+    for (let round = 0; round < 500; round++) {
+      const parts: Buffer[] = [];
+      const n = Math.floor(random() * 400);
+      for (let i = 0; i < n; i++) {
+        parts.push(
+          random() < 0.005
+            ? Buffer.from([Math.floor(random() * 256)])
+            : Buffer.from(pieces[Math.floor(random() * pieces.length)] as string),
+        );
+      }
+      const bytes = Buffer.concat(parts);
+      const at = firstInvalidUtf8(bytes);
+      if (isUtf8(bytes)) {
+        expect(decodeValidUtf8(bytes)).toBe(bytes.toString('utf8'));
+        expect(at).toBe(-1);
+        continue;
+      }
+      invalid++;
+      expect(decodeValidUtf8(bytes)).toBeUndefined();
+      // Everything before it is valid; the sequence starting there is not, however it goes on.
+      expect(isUtf8(bytes.subarray(0, at))).toBe(true);
+      expect(isUtf8(bytes.subarray(at, at + 4))).toBe(false);
+    }
+    expect(invalid).toBeGreaterThan(50);
   });
 });
 

@@ -10,7 +10,7 @@ import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { RENDER_HARD_LIMIT_MS } from '../../src/workers/render-pool.js';
 import { storeMessage } from '../../src/workers/sinks/store-sink.js';
 import { addTestMember, createTestChannel, createTestGuild, upsertTestUser } from '../helpers/directory.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import {
   answer,
   createPipe,
@@ -1174,7 +1174,9 @@ describe('rate limit', () => {
 
 describe('metrics', () => {
   it('serves Prometheus text on the web process and the worker', async () => {
-    const web = await fetch(`${app.base}/metrics`).then((r) => r.text());
+    const web = await fetch(`${app.base}/metrics`, {
+      headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    }).then((r) => r.text());
     expect(web).toMatch(/herald_pipe_messages_accepted_total [1-9]/);
     const worker = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     expect(worker).toMatch(/herald_pipe_messages_sent_total\{sink="store"\} [1-9]/);

@@ -26,6 +26,9 @@ export function requestContext(log: Logger): Middleware<HeraldState> {
       ctx.status = herr.status;
       ctx.body = errorEnvelope(herr, ctx.state.lang, ctx.state.errorId);
     }
+    // An answer given before the whole body arrived (refused for its size or its credentials)
+    // closes the connection: Node would otherwise read the rest, however long, to reuse it.
+    if (!ctx.req.complete) ctx.set('Connection', 'close');
     logRequest(log, {
       requestId: ctx.state.requestId,
       method: ctx.method,

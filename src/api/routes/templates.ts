@@ -140,8 +140,7 @@ export function templateRoutes(router: Router<HeraldState>, deps: Deps): void {
       msgtype: body.msgtype,
       data: body.data,
       dataIsText: typeof body.data === 'string',
-      // koa-body keeps the body's text (includeUnparsed): `data` is read again from it in a
-      // send's key order.
+      // The body reader keeps the body's text: `data` is read again from it in a send's key order.
       bodyText: typeof ctx.request.rawBody === 'string' ? ctx.request.rawBody : undefined,
       channel_id: body.channel_id,
     });

@@ -12,16 +12,17 @@ import { type Envelope, errorEnvelope, newErrorId, success, toHeraldError } from
 import { pickLang } from '../lang.js';
 import { parseQuery, pipeToken } from '../pipe-request.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
+import { readJsonBody } from '../read-json-body.js';
 import { logRequest, requestIdFrom } from '../request-log.js';
 import { compileValidator, idSchema } from '../validation.js';
-import { readJsonBody } from './read-json-body.js';
 
 /*
  * POST /api/v3/message/send-pipemsg, served in front of Koa (createHttpHandler in api/app.ts routes it
- * here): the one endpoint third parties call at volume, so it skips the Koa context, middleware
- * chain and koa-body. It keeps every rule the Koa routes follow: the envelope in the caller's
- * language, the one error-to-envelope mapping (envelope.ts), X-Request-Id, the rate-limit
- * headers on every answer after the budget was taken, and one request log line (request-log.ts).
+ * here): the one endpoint third parties call at volume, so it skips the Koa context and
+ * middleware chain. It keeps every rule the Koa routes follow: the envelope in the caller's
+ * language, the one body reader (read-json-body.ts), the one error-to-envelope mapping
+ * (envelope.ts), X-Request-Id, the rate-limit headers on every answer after the budget was
+ * taken, and one request log line (request-log.ts).
  *
  * Order: token and budget first, so an unknown token or a pipe over its limit costs no body read
  * (401 / 429 at the door); then the body; then the message is stored and answered.
@@ -135,8 +136,9 @@ export function sendPipemsgListener(
       const text = JSON.stringify(answer.envelope);
       answer.headers['Content-Type'] = 'application/json; charset=utf-8';
       answer.headers['Content-Length'] = String(Buffer.byteLength(text));
-      // A body left unread (refused for its size) is not drained: the connection closes instead.
-      if (!req.complete && answer.status === 413) answer.headers.Connection = 'close';
+      // A body left unread (refused for its size or its credentials) is not drained: the
+      // connection closes instead.
+      if (!req.complete) answer.headers.Connection = 'close';
       res.writeHead(answer.status, answer.headers);
       res.end(text);
       logRequest(deps.log, {

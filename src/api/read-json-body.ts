@@ -1,28 +1,33 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { HeraldError } from '../../errors/index.js';
-import { decodeUtf8 } from '../../text/utf8.js';
+import { HeraldError } from '../errors/index.js';
+import { decodeValidUtf8 } from '../text/utf8.js';
 import {
   bodyEncodingOf,
   bodyTooLarge,
   checkKeys,
+  checkText,
+  explainInvalidUtf8,
   explainParseFailure,
   hasBody,
   isJsonContentType,
   undecompressable,
-} from '../json-rules.js';
+} from './json-rules.js';
 
 /*
- * The send-pipemsg body reader. It takes the same bodies as the Koa routes' koa-body reader
- * (json-rules.ts holds the shared rules) and gives the same answers, with less machinery per
- * request: send-pipemsg is the one endpoint under third-party volume.
+ * The one JSON body reader, used by the send-pipemsg door and by the Koa routes (middleware/
+ * json-body.ts), with the rules of json-rules.ts. It is lean because send-pipemsg is the one
+ * endpoint under third-party volume.
  *
  * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
  * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
- *   decoded text, so a small compressed body cannot unpack into a huge one.
+ *   declared length and to the decoded text, so a small compressed body cannot unpack into a
+ *   huge one.
  * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
- *   array (400), within the limit (413), without forbidden keys (400).
+ *   array (400), within the limit (413), without forbidden keys (400), and its strings valid
+ *   Unicode: invalid UTF-8 bytes or a lone surrogate escape (`"\ud800"`), which would be kept
+ *   as U+FFFD, are 400 naming the field.
  * - A POST without a body, or with an empty one, reads as `{}` with the text ''.
  */
 
@@ -67,6 +72,7 @@ function parse(text: string): unknown {
     throw explainParseFailure(text);
   }
   checkKeys(value);
+  checkText(value, text);
   return value;
 }
 
@@ -83,7 +89,8 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
     return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
   const decoder = decoderFor(req);
   if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
-  if (decoder === null && Number(req.headers['content-length']) > limitBytes) {
+  // A declared length over the limit, compressed or not: no compressor makes JSON bigger.
+  if (Number(req.headers['content-length']) > limitBytes) {
     return Promise.reject(bodyTooLarge(limitBytes));
   }
   const source: Readable = decoder === null ? req : req.pipe(decoder);
@@ -107,8 +114,9 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
       let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       // A UTF-8 byte-order mark (EF BB BF) is not part of the JSON.
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-      const text = decodeUtf8(bytes);
+      const text = decodeValidUtf8(bytes);
       try {
+        if (text === undefined) throw explainInvalidUtf8(bytes);
         resolve({ value: parse(text), text, bytes });
       } catch (parseErr) {
         reject(parseErr);

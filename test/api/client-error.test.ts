@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/*
+ * Requests Node's HTTP parser refuses never reach a route: src/api/client-error.ts answers them
+ * from the server's 'clientError' event, in the envelope, instead of Node's empty 400/431.
+ */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp('client_error');
+});
+afterAll(() => app?.close());
+
+const GET = 'GET /api/v3/intimacy/index?access_token=secret-in-query HTTP/1.1\r\nHost: herald\r\n';
+
+describe('requests the parser refuses', () => {
+  it.each([
+    ['a NUL inside a header', `${GET}X-Note: a\0b\r\n\r\n`, 'Invalid header value char'],
+    ['a CR inside a header', `${GET}X-Note: a\rb\r\n\r\n`, 'Missing expected LF after header value'],
+    ['a bare-LF line', `${GET}X-Note: a\nX-Other: b\r\n\r\n`, 'Missing expected CR after header value'],
+    ['a bare-LF request line', 'GET /healthz HTTP/1.1\nHost: herald\n\n', 'Expected CRLF after version'],
+    ['obs-fold', `${GET}X-Note: a\r\n  folded\r\n\r\n`, 'Unexpected whitespace after header value'],
+  ])('%s: 400 in the envelope, closed', async (_, request, reason) => {
+    const r = await rawRequest(app.base, request);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r.headers.connection).toBe('close');
+    expect(JSON.parse(r.text)).toEqual({ code: 40005, message: `请求不是合法的 HTTP：${reason}`, data: {} });
+  });
+
+  it('too many headers: 431 in the envelope', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => `X-Header-${i}: value\r\n`).join('');
+    const r = await rawRequest(app.base, `${GET}${many}\r\n`);
+    expect(r.status).toBe(431);
+    expect(r.headers.connection).toBe('close');
+    expect(JSON.parse(r.text)).toEqual({ code: 43100, message: '请求头过大，最多 16 KiB', data: {} });
+  });
+
+  it('answers in the language asked for, echoes a sane X-Request-Id, logs a line without target or headers', async () => {
+    const r = await rawRequest(
+      app.base,
+      `${GET}Accept-Language: en-US\r\nX-Request-Id: malformed-1\r\nX-Note: a\0b\r\n\r\n`,
+    );
+    expect(r.status).toBe(400);
+    expect(r.headers['x-request-id']).toBe('malformed-1');
+    expect(JSON.parse(r.text)).toEqual({
+      code: 40005,
+      message: 'The request is not valid HTTP: Invalid header value char',
+      data: {},
+    });
+    await expect
+      .poll(() => app.logs.find((l) => l.request_id === 'malformed-1'))
+      .toMatchObject({ msg: 'request', method: 'GET', route: null, path: '', status: 400 });
+    expect(app.logText()).not.toContain('secret-in-query');
+    expect(app.logText()).not.toContain('/api/v3/intimacy');
+    // The server serves on.
+    const ok = await app.request('GET', '/healthz');
+    expect(ok.status).toBe(200);
+  });
+});
