@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeraldError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
-import { errorEnvelope } from './envelope.js';
+import { errorEnvelope, writeEnvelope } from './envelope.js';
 import { pickLang } from './lang.js';
 import { logRequest, requestIdFrom } from './request-log.js';
 
@@ -22,14 +22,8 @@ export function answerEarly(
   const startedAt = performance.now();
   const given = req.headers['x-request-id'];
   const requestId = requestIdFrom(Array.isArray(given) ? given.join(', ') : given);
-  const text = JSON.stringify(errorEnvelope(error, pickLang(req.headers['accept-language']), undefined));
-  res.writeHead(error.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    'X-Request-Id': requestId,
-    Connection: 'close',
-  });
-  res.end(text);
+  const envelope = errorEnvelope(error, pickLang(req.headers['accept-language']), undefined);
+  writeEnvelope(res, error.status, { 'X-Request-Id': requestId }, envelope, true);
   logRequest(log, {
     requestId,
     method: req.method ?? '',

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { HeraldError, type Lang, SUCCESS_MESSAGE } from '../errors/index.js';
 
 /** The platform's response envelope. */
@@ -27,4 +28,26 @@ export function errorEnvelope(err: HeraldError, lang: Lang, errorId: string | un
   // 5xx: a generic message with the error id, never the internal detail.
   const generic = new HeraldError(err.key, { error_id: errorId ?? '' });
   return { code: err.code, message: generic.localizedMessage(lang), data: { error_id: errorId } };
+}
+
+/**
+ * Writes an envelope on a raw response, for answers given outside Koa (send-pipemsg, and
+ * requests refused at the door); Koa routes answer through ctx.body. `close`: the body was left
+ * unread, so the connection closes instead of draining it.
+ */
+export function writeEnvelope(
+  res: ServerResponse,
+  status: number,
+  headers: OutgoingHttpHeaders,
+  envelope: Envelope,
+  close: boolean,
+): void {
+  const text = JSON.stringify(envelope);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...(close ? { Connection: 'close' } : {}),
+  });
+  res.end(text);
 }

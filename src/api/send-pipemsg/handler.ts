@@ -8,7 +8,14 @@ import {
 } from '../../domain/pipes/ingest.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import type { Lang } from '../../errors/index.js';
-import { type Envelope, errorEnvelope, newErrorId, success, toHeraldError } from '../envelope.js';
+import {
+  type Envelope,
+  errorEnvelope,
+  newErrorId,
+  success,
+  toHeraldError,
+  writeEnvelope,
+} from '../envelope.js';
 import { pickLang } from '../lang.js';
 import { parseQuery, pipeToken } from '../pipe-request.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
@@ -133,14 +140,8 @@ export function sendPipemsgListener(
       envelope: { code: 0, message: '', data: {} },
     };
     const respond = (): void => {
-      const text = JSON.stringify(answer.envelope);
-      answer.headers['Content-Type'] = 'application/json; charset=utf-8';
-      answer.headers['Content-Length'] = String(Buffer.byteLength(text));
-      // A body left unread (refused for its size or its credentials) is not drained: the
-      // connection closes instead.
-      if (!req.complete) answer.headers.Connection = 'close';
-      res.writeHead(answer.status, answer.headers);
-      res.end(text);
+      // A body left unread (refused for its size or its credentials) is not drained.
+      writeEnvelope(res, answer.status, answer.headers, answer.envelope, !req.complete);
       logRequest(deps.log, {
         requestId,
         method: 'POST',
