@@ -1,5 +1,7 @@
 // `npm run bench:log`: the cost of one request log line (src/api/request-log.ts, through a child
-// logger with the process's base fields) for today's batched logger against pino writing to fd 1
+// logger with the process's base fields) for Herald's logger (pino formatting, lines written once
+// per event-loop turn, synchronously: src/log/logger.ts) against the hand-written logger it
+// replaced (bench/lib/hand-written-logger.ts, same write path) and against pino writing to fd 1
 // through sonic-boom, batched and asynchronous (minLength 4096, sync: false) and synchronous
 // (sync: true). Each arm runs in its own child process with stdout on /dev/null and on a pipe
 // read by `cat > /dev/null`; the child logs BENCH_LOG_LINES lines, BENCH_LOG_PER_TURN per
@@ -7,16 +9,23 @@
 // reports its CPU time (all threads) and wall time up to the end of the final flush. A no-op
 // logger's arm gives the harness's own cost, which is subtracted. Rounds are interleaved and the
 // order of the arms rotates, so that a busy machine hits all of them alike; prints the median per
-// arm and its ratio to the batched logger's.
+// arm and its ratio to the hand-written logger's.
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { logRequest } from '../src/api/request-log.js';
 import { writeAllSync } from '../src/log/fd-writer.js';
-import { createBufferedSink, createLogger, type LogFields, type Logger } from '../src/log/logger.js';
+import {
+  createBufferedSink,
+  createLogger,
+  type Logger,
+  type LogSink,
+  pinoLogger,
+} from '../src/log/logger.js';
+import { createHandWrittenLogger } from './lib/hand-written-logger.js';
 
-const ARMS = ['none', 'batched', 'pino-async', 'pino-sync', 'pino-batched'] as const;
+const ARMS = ['none', 'hand-written', 'herald', 'pino-async', 'pino-sync'] as const;
 type Arm = (typeof ARMS)[number];
 const OUTPUTS = ['/dev/null', 'pipe to cat'] as const;
 type Output = (typeof OUTPUTS)[number];
@@ -30,32 +39,11 @@ interface Result {
   readonly wallUs: number;
 }
 
-/** Today's write path as a pino destination: lines of one turn in one synchronous write. */
-function batchedDestination(): pino.DestinationStream {
+/** The write path of Herald's stdout sink, for the hand-written logger. */
+function stdoutSink(): LogSink {
   const buffered = createBufferedSink((chunk) => writeAllSync(1, chunk));
   process.on('exit', buffered.flush);
-  return { write: (line: string) => buffered.sink(line.slice(0, -1)) };
-}
-
-function pinoLogger(destination: pino.DestinationStream): Logger {
-  const p = pino(
-    {
-      level: 'info',
-      base: null,
-      messageKey: 'msg',
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    destination,
-  );
-  const wrap = (l: pino.Logger): Logger => ({
-    debug: (msg, fields?: LogFields) => l.debug(fields ?? {}, msg),
-    info: (msg, fields?: LogFields) => l.info(fields ?? {}, msg),
-    warn: (msg, fields?: LogFields) => l.warn(fields ?? {}, msg),
-    error: (msg, fields?: LogFields) => l.error(fields ?? {}, msg),
-    child: (fields) => wrap(l.child(fields)),
-  });
-  return wrap(p);
+  return buffered.sink;
 }
 
 function loggerFor(arm: Arm): Logger {
@@ -64,14 +52,14 @@ function loggerFor(arm: Arm): Logger {
       const none: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => none };
       return none;
     }
-    case 'batched':
+    case 'hand-written':
+      return createHandWrittenLogger('info', stdoutSink());
+    case 'herald':
       return createLogger('info');
     case 'pino-async':
-      return pinoLogger(pino.destination({ dest: 1, minLength: 4096, sync: false }));
+      return pinoLogger('info', pino.destination({ dest: 1, minLength: 4096, sync: false }));
     case 'pino-sync':
-      return pinoLogger(pino.destination({ dest: 1, sync: true }));
-    case 'pino-batched':
-      return pinoLogger(batchedDestination());
+      return pinoLogger('info', pino.destination({ dest: 1, sync: true }));
   }
 }
 
@@ -160,8 +148,8 @@ async function main(): Promise<void> {
         const c = net(cpu, arm);
         const w = net(wall, arm);
         console.log(
-          `  ${arm.padEnd(10)} CPU ${c.toFixed(2).padStart(6)} µs (${(c / net(cpu, 'batched')).toFixed(2)}x)` +
-            `  wall ${w.toFixed(2).padStart(6)} µs (${(w / net(wall, 'batched')).toFixed(2)}x)` +
+          `  ${arm.padEnd(12)} CPU ${c.toFixed(2).padStart(6)} µs (${(c / net(cpu, 'hand-written')).toFixed(2)}x)` +
+            `  wall ${w.toFixed(2).padStart(6)} µs (${(w / net(wall, 'hand-written')).toFixed(2)}x)` +
             `  CPU per round: ${(cpu.get(arm) ?? []).map((x) => x.toFixed(2)).join(' ')}`,
         );
       }
