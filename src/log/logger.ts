@@ -1,7 +1,6 @@
+import pino from 'pino';
 import type { LogLevel } from '../config/index.js';
 import { type WriteFailure, writeAllSync } from './fd-writer.js';
-
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export type LogFields = Readonly<Record<string, unknown>>;
 
@@ -88,7 +87,7 @@ function stdoutSink(): LogSink {
   return stdout.sink;
 }
 
-/** Errors are logged with name, message and stack; plain JSON.stringify would drop them. */
+/** Errors are logged with name, message, stack and cause; plain JSON.stringify would drop them. */
 function serialise(value: unknown): unknown {
   if (value instanceof Error) {
     return { name: value.name, message: value.message, stack: value.stack, cause: serialise(value.cause) };
@@ -96,23 +95,53 @@ function serialise(value: unknown): unknown {
   return value;
 }
 
+/** Any field that holds an Error, whatever its key, as before pino (its own serializer goes by key). */
+function serialiseFields(fields: Record<string, unknown>): Record<string, unknown> {
+  for (const k in fields) {
+    if (fields[k] instanceof Error) {
+      const copy: Record<string, unknown> = {};
+      for (const key in fields) copy[key] = serialise(fields[key]);
+      return copy;
+    }
+  }
+  return fields;
+}
+
 /**
- * Structured JSON logs. Callers never pass secrets: request logging records the route and path,
- * never the query string or headers, because pipe tokens travel in the query.
+ * pino, shaped as the lines have always been, so that operators' queries keep working:
+ * `{"level":"info","time":"<ISO 8601>",...base fields,...fields,"msg":"..."}`, no pid or hostname.
+ */
+const OPTIONS: pino.LoggerOptions = {
+  base: null,
+  messageKey: 'msg',
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label) => ({ level: label }), log: serialiseFields },
+};
+
+function wrap(l: pino.Logger): Logger {
+  return {
+    debug: (msg, fields) => (fields === undefined ? l.debug(msg) : l.debug(fields, msg)),
+    info: (msg, fields) => (fields === undefined ? l.info(msg) : l.info(fields, msg)),
+    warn: (msg, fields) => (fields === undefined ? l.warn(msg) : l.warn(fields, msg)),
+    error: (msg, fields) => (fields === undefined ? l.error(msg) : l.error(fields, msg)),
+    child: (fields) => wrap(l.child(fields)),
+  };
+}
+
+/** A Logger over pino with Herald's line shape, writing to `destination` (one line per write). */
+export function pinoLogger(level: LogLevel, destination: pino.DestinationStream): Logger {
+  return wrap(pino({ ...OPTIONS, level }, destination));
+}
+
+/**
+ * Structured JSON logs: pino formats, and its lines go to `sink`, by default the batched
+ * synchronous stdout sink above, which keeps the guarantees on exit and on a stalled reader that
+ * pino's own destinations do not (docs/logging.md). Callers never pass secrets: request logging
+ * records the route and path, never the query string or headers, because pipe tokens travel in
+ * the query.
  */
 export function createLogger(level: LogLevel, sink: LogSink = stdoutSink(), base: LogFields = {}): Logger {
-  const min = RANK[level];
-  const write = (lvl: LogLevel, msg: string, fields?: LogFields): void => {
-    if (RANK[lvl] < min) return;
-    const entry: Record<string, unknown> = { level: lvl, time: new Date().toISOString(), msg, ...base };
-    if (fields) for (const k in fields) entry[k] = serialise(fields[k]);
-    sink(JSON.stringify(entry));
-  };
-  return {
-    debug: (msg, fields) => write('debug', msg, fields),
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
-    child: (fields) => createLogger(level, sink, { ...base, ...fields }),
-  };
+  // pino hands over each line with its newline; sinks take the line alone.
+  const log = pinoLogger(level, { write: (line) => sink(line.slice(0, -1)) });
+  return Object.keys(base).length > 0 ? log.child(base) : log;
 }
