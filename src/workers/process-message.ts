@@ -56,35 +56,43 @@ const ranBefore = (job: Job<PipeJob>): boolean =>
 
 /**
  * A job run again after its worker died, or after an outage cut its run short, may have reached
- * the store sink already (the insert landed, its answer or what came after did not): the
- * message is then in its channel's timeline, and is sent, whatever the checks would now say
- * (the pipe may have been disabled since, or the permission taken away). Only asked on such a
- * re-run, so that ordinary runs pay no extra read. (A relay cannot be asked; it gets the same
- * nonce again.)
+ * its sink already: the store sink's insert landed, or the relay answered 2xx, and its answer or
+ * what came after did not. The message is then sent, whatever the checks would now say (the pipe
+ * may have been disabled since, or the permission taken away): a store-sink message is in its
+ * channel's timeline, a relay's answer was kept in Redis the moment it came (SentLog.append,
+ * `relayed`). Only asked on such a re-run, so that ordinary runs pay no extra read. `relayed`:
+ * the earlier run's sent record is in the sent log already.
  */
 async function sentInEarlierRun(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   attempt: number,
-): Promise<SentOutcome | null> {
+): Promise<{ outcome: SentOutcome; sink: string; relayed: boolean } | null> {
   if (!ranBefore(job)) return null;
-  const message = await ctx.caches.bots
-    .get(job.data.bot_id)
-    // A relay bot's messages are never in the timeline: no read for them (budget and 429 waits
-    // bring them here often).
-    .then((bot) => (bot?.sink === 'relay' ? null : ctx.deps.store.messages.get(job.data.msg_id)))
-    .catch((err: unknown) => {
-      // The database is away: the run goes on. A store-sink message cannot be stored meanwhile
-      // either, and its next run looks again.
-      if (err instanceof DependencyError) return null;
-      throw err;
-    });
+  const bot = await ctx.caches.bots.get(job.data.bot_id).catch((err: unknown) => {
+    // The database is away: the run goes on (its checks wait for the database in turn).
+    if (err instanceof DependencyError) return null;
+    throw err;
+  });
+  if (bot?.sink === 'relay') {
+    const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id);
+    return outcome ? { outcome, sink: 'relay', relayed: true } : null;
+  }
+  const message = await ctx.deps.store.messages.get(job.data.msg_id).catch((err: unknown) => {
+    // A store-sink message cannot be stored meanwhile either, and its next run looks again.
+    if (err instanceof DependencyError) return null;
+    throw err;
+  });
   if (!message) return null;
   return {
-    sent_at: message.create_at,
-    upstream_msg_id: null,
-    attempts: attempt,
-    not_permissions_mention: [...message.not_permissions_mention],
+    outcome: {
+      sent_at: message.create_at,
+      upstream_msg_id: null,
+      attempts: attempt,
+      not_permissions_mention: [...message.not_permissions_mention],
+    },
+    sink: 'store',
+    relayed: false,
   };
 }
 
@@ -176,10 +184,10 @@ export async function processPipeJob(
   try {
     const earlier = await sentInEarlierRun(ctx, job, attempt);
     if (earlier) {
-      await ctx.sentLog.append(ids, earlier);
-      // Counted here: the run that stored it died before it could.
-      countSent(ctx, job, 'store', earlier.sent_at);
-      return earlier;
+      if (!earlier.relayed) await ctx.sentLog.append(ids, earlier.outcome);
+      // Counted here: the run that sent it died before it could.
+      countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
+      return earlier.outcome;
     }
     const checked = await check(ctx, data);
     // The budget before the render: a message put off is rendered once, when its turn comes.
@@ -211,7 +219,7 @@ export async function processPipeJob(
       attempts: attempt,
       not_permissions_mention: notPermissionsMention,
     };
-    await ctx.sentLog.append(ids, outcome);
+    await ctx.sentLog.append(ids, outcome, checked.bot.sink === 'relay');
     countSent(ctx, job, checked.bot.sink, sentAt);
     // The job's return value: what pipemsg-status answers until the record is in the store.
     return outcome;
