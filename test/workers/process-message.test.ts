@@ -8,7 +8,11 @@ import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-me
 import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
 import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
-import { messageReservationKey, processPipeJob } from '../../src/workers/process-message.js';
+import {
+  messageBucketKey,
+  messageReservationKey,
+  processPipeJob,
+} from '../../src/workers/process-message.js';
 import { RenderPool } from '../../src/workers/render-pool.js';
 import { SentLog } from '../../src/workers/sent-log.js';
 import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
@@ -153,8 +157,9 @@ describe('a run cut off because the worker is stopping', () => {
     await renderer.close();
     expect(await run).toBeInstanceOf(WorkerClosingError);
     expect(await deps.store.deliveries.get(msgId)).toBeNull();
-    // It had paid its budget and never reached the sink: the next run passes free.
-    expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(1);
+    // Nothing paid: the budget is taken at the send, after the render.
+    expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(0);
+    expect(await deps.redis.exists(messageBucketKey(app.config.redisPrefix, w.bot.id))).toBe(0);
     expect(await failedCounts()).toBe(failedBefore);
   });
 
