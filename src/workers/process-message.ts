@@ -13,11 +13,12 @@ import {
   markRetrying,
   type SentOutcome,
 } from '../domain/deliveries/records.js';
+import { noteWait } from '../domain/deliveries/wait-notes.js';
 import { DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
 import type { BotRecord } from '../store/index.js';
-import { retryDelayMs } from './backoff.js';
+import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
@@ -213,6 +214,21 @@ export async function processPipeJob(
       });
     }
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
+    // Shown by pipemsg-status at once, whenever the record below lands (wait-notes.ts).
+    await noteWait(
+      deps.redis,
+      deps.config.redisPrefix,
+      data.msg_id,
+      {
+        status: 'rate_limited',
+        retry_at: at,
+        attempts: attempt - 1,
+        reason: null,
+        code: null,
+        message: null,
+      },
+      Date.now(),
+    );
     // The record only shows the wait; the wait itself must hold even while the store is away.
     // (Passed on, the DependencyError would have dependency-wait.ts put the job off for its
     // short backoff instead, and the bucket's reservation let it through early: a bot's whole
@@ -326,6 +342,22 @@ export async function processPipeJob(
     await keepPayment();
     // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
     const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
+    plannedRetries.set(failure, retryAt);
+    const { reason: _, ...described } = describeFailure(failure);
+    await noteWait(
+      deps.redis,
+      deps.config.redisPrefix,
+      data.msg_id,
+      {
+        status: 'queued',
+        retry_at: retryAt,
+        attempts: attempt,
+        reason,
+        code: described.code,
+        message: described.message,
+      },
+      Date.now(),
+    );
     await markRetrying(deps, ids, failure, attempt, retryAt);
     // With the error: a relay's connection error names its address, which the record does not.
     deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });

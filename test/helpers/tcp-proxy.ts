@@ -10,12 +10,15 @@ export interface TcpProxy {
   cut(): void;
   /** Accepts connections again. */
   restore(): void;
+  /** Holds every byte sent to the service this long (ms) before passing it on; 0: at once. */
+  lag(ms: number): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let down = false;
+  let lagMs = 0;
   const server = createServer((client) => {
     if (down) {
       client.destroy();
@@ -24,7 +27,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const upstream = connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
-    client.pipe(upstream).pipe(client);
+    // Timers of equal delay fire in order: a lagged stream keeps its byte order.
+    client.on('data', (chunk: Buffer) => {
+      if (lagMs === 0) upstream.write(chunk);
+      else setTimeout(() => upstream.writable && upstream.write(chunk), lagMs);
+    });
+    upstream.pipe(client);
     const drop = () => {
       client.destroy();
       upstream.destroy();
@@ -47,6 +55,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     cut,
     restore() {
       down = false;
+    },
+    lag(ms) {
+      lagMs = ms;
     },
     close() {
       cut();

@@ -3,6 +3,7 @@ import type { PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryStatus } from '../../store/index.js';
 import { isReasonCode } from '../deliveries/reasons.js';
+import { currentWait, type WaitNote } from '../deliveries/wait-notes.js';
 import type { PipeDeps } from './runtime.js';
 
 /** Who asks: a pipe (its own messages) or a bot (the messages of all its pipes). */
@@ -67,7 +68,7 @@ export async function pipeMessageStatus(
   msgId: string,
   asker: StatusAsker,
 ): Promise<PipeMessageStatus> {
-  const [found, job] = await Promise.all([
+  const [found, job, wait] = await Promise.all([
     // The database away is an answer too: see below. Anything else is a bug, and says so.
     deps.store.deliveries.get(msgId).catch((err: unknown) => {
       if (err instanceof DependencyError) return err;
@@ -76,6 +77,7 @@ export async function pipeMessageStatus(
     deps.pipeRuntime.queue.getJob(msgId).catch((err: unknown) => {
       throw asRedisDependencyError(err);
     }),
+    currentWait(deps.redis, deps.config.redisPrefix, msgId, deps.now()),
   ]);
   const data: PipeJob | undefined = job?.data;
   const stateOf = async () =>
@@ -91,9 +93,15 @@ export async function pipeMessageStatus(
     if (job && data && owns(asker, data) && (await stateOf()) === 'completed') {
       return sentByJob(msgId, job.returnvalue, job.attemptsMade, job.finishedOn, data.accepted_at);
     }
+    if (wait && data && owns(asker, data)) return waiting(msgId, wait, data.accepted_at, []);
     throw found;
   }
   const record = found;
+  // A wait the worker noted in Redis is newer than a record that is not final: the record's own
+  // write may not have landed yet (wait-notes.ts).
+  if (wait && data && owns(asker, data) && record?.status !== 'sent' && record?.status !== 'failed') {
+    return waiting(msgId, wait, data.accepted_at, record?.not_permissions_mention ?? []);
+  }
   if (record) {
     if (!owns(asker, record)) throw new NotFoundError('message');
     if (record.status !== 'sent' && job && (await stateOf()) === 'completed') {
@@ -160,5 +168,26 @@ function sentByJob(
     retry_at: null,
     not_permissions_mention: Array.isArray(sent.not_permissions_mention) ? sent.not_permissions_mention : [],
     error: null,
+  };
+}
+
+/** A message waiting as its worker noted (a rate limit, or the backoff before a retry). */
+function waiting(
+  msgId: string,
+  wait: WaitNote,
+  acceptedAt: number,
+  notPermissionsMention: readonly string[],
+): PipeMessageStatus {
+  const failed = wait.reason !== null || wait.code !== null || wait.message !== null;
+  return {
+    msg_id: msgId,
+    status: wait.status,
+    attempts: wait.attempts,
+    msg_timestamp: acceptedAt,
+    sent_at: null,
+    upstream_msg_id: null,
+    retry_at: wait.retry_at,
+    not_permissions_mention: notPermissionsMention,
+    error: failed ? { reason: wait.reason, code: wait.code, message: wait.message } : null,
   };
 }
