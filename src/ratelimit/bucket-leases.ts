@@ -20,6 +20,8 @@ export const LEASE_TTL_MS = 100;
 export const MAX_LEASE_TOKENS = 256;
 /** A lease is at most 1/this of the tokens the bucket holds after the request. */
 export const LEASE_SHARE_DIVISOR = 16;
+/** How long a bucket's last answer tells whether a look ahead is worth it, in ms (looksShort). */
+export const LOOK_AHEAD_MS = 1_000;
 /** Most buckets a process keeps lease state for; the oldest is dropped (its tokens are lost). */
 export const MAX_LEASED_BUCKETS = 10_000;
 
@@ -45,6 +47,8 @@ interface Lease {
   expiresAt: number;
   /** Tokens left in Redis at the last answer (for X-Rate-Limit-Remaining). */
   redisRemaining: number;
+  /** When that answer came (this.now()). */
+  answeredAt: number;
   /** Demand: tokens asked for in the current window and in the one before. */
   windowStart: number;
   spent: number;
@@ -89,6 +93,29 @@ export class BucketLeases {
     }
     lease.spent += cost;
     return this.spend(key, lease, limit, cost, false, reservation?.key);
+  }
+
+  /**
+   * Whether this process's last answer on the bucket at `key`, within LOOK_AHEAD_MS, left less
+   * than `cost`: a request is then likely refused, and worth a look ahead (peek) before work
+   * that would be wasted on it. Costs nothing: no Redis call.
+   */
+  looksShort(key: string, limit: BucketLimit, cost: number): boolean {
+    const lease = this.leases.get(key);
+    if (!lease || lease.capacity !== limit.capacity || lease.perSecond !== limit.perSecond) return false;
+    return this.now() - lease.answeredAt < LOOK_AHEAD_MS && lease.redisRemaining + lease.tokens < cost;
+  }
+
+  /**
+   * A look ahead (token-bucket.lua, ARGV[8]): answers whether `cost` tokens are there, taking
+   * none; refused, the request reserves its turn under `reservation`. Always a Redis call.
+   */
+  async peek(key: string, limit: BucketLimit, cost: number, reservation: string): Promise<BucketResult> {
+    const lease = this.leaseFor(key, limit);
+    const r = await takeTokens(this.redis, key, limit, cost, undefined, reservation, true);
+    lease.redisRemaining = r.remaining;
+    lease.answeredAt = this.now();
+    return r;
   }
 
   private spend(
@@ -153,6 +180,7 @@ export class BucketLeases {
         lease.expiresAt = this.now() + LEASE_TTL_MS;
       }
       lease.redisRemaining = r.remaining;
+      lease.answeredAt = this.now();
       return { ...r, remaining: r.remaining + lease.tokens };
     } finally {
       if (lease.leasing === pending) lease.leasing = null;
@@ -186,6 +214,7 @@ export class BucketLeases {
       granted: 0,
       expiresAt: 0,
       redisRemaining: 0,
+      answeredAt: Number.NEGATIVE_INFINITY,
       windowStart: this.now(),
       spent: 0,
       spentBefore: 0,

@@ -1,12 +1,15 @@
 -- Token bucket, one per key, refilled continuously from Redis server time so that every web and
 -- worker process shares one clock and one budget.
 -- KEYS[1]  bucket key (string "<tokens> <last refill, µs>", expiring once the bucket is full again)
--- KEYS[2]  reservation key, optional (a delivered message's, ratelimit/token-bucket.ts): a request
---          that finds it has paid already and passes free (the key is deleted); a refused request
---          reserves: the bucket goes into debt by its cost, the key records the payment for ARGV[7]
---          ms beyond the wait, and the wait is when the debt is repaid. Why: refused messages that
---          only retried later woke together, were refused again and again, and each try cost a
---          render and a store write; a reservation makes a backlog wait in line, once each.
+-- KEYS[2]  reservation key, optional (a delivered message's, ratelimit/token-bucket.ts): a refused
+--          request reserves: the bucket goes into debt by its cost, the key records the payment and
+--          its turn (Redis time, µs: when the debt is repaid) for ARGV[7] ms beyond the wait, and the
+--          wait is until that turn. A request that finds the key has paid: from its turn on it
+--          passes free (the key is deleted); before its turn it is told to wait the rest, and keeps
+--          the key. Why: refused messages that only retried later woke together, were refused again
+--          and again, and each try cost a render and a store write; a reservation makes a backlog
+--          wait in line, once each. And a message sent after its turn breaks the bucket's promise
+--          (its token was counted at the turn), so it may come back early and wait for it.
 -- ARGV[1]  capacity (tokens, the burst)
 -- ARGV[2]  refill rate (tokens per second)
 -- ARGV[3]  cost of this request (tokens); clamped to capacity so an expensive request is slow,
@@ -17,6 +20,10 @@
 -- ARGV[5]  refund (tokens), optional: leased tokens the process did not spend, put back first
 -- ARGV[6]  lease share divisor, optional (see ARGV[4])
 -- ARGV[7]  how long a reservation is kept after its wait (ms), with KEYS[2]
+-- ARGV[8]  '1': a look ahead, with KEYS[2]: a request that would be allowed takes nothing (it is
+--          taken again, for real, later); one that would be refused reserves as above. For a
+--          worker that takes a message's tokens at the send, after the render, but would not
+--          render a message only to put it off.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
 --           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
@@ -28,6 +35,7 @@ local want = tonumber(ARGV[4] or '0')
 local refund = tonumber(ARGV[5] or '0')
 local share = tonumber(ARGV[6] or '1')
 local reservation = KEYS[2]
+local peek = ARGV[8] == '1'
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) -- microseconds
@@ -55,7 +63,20 @@ local allowed = 0
 local retry_us = 0
 local granted = 0
 local reserved = 0
-if reservation and redis.call('DEL', reservation) == 1 then
+local held = nil
+if reservation then
+  held = redis.call('GET', reservation)
+end
+if held then
+  local turn = tonumber(held) or 0
+  if turn > now then
+    retry_us = turn - now
+    reserved = 1
+  else
+    redis.call('DEL', reservation)
+    allowed = 1
+  end
+elseif tokens >= cost and peek then
   allowed = 1
 elseif tokens >= cost then
   tokens = tokens - cost
@@ -69,7 +90,8 @@ else
   if reservation then
     tokens = tokens - cost
     reserved = 1
-    redis.call('SET', reservation, '1', 'PX', math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
+    redis.call('SET', reservation, string.format('%d', now + retry_us), 'PX',
+      math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
   end
 end
 

@@ -28,7 +28,8 @@ export interface BucketResult {
   readonly limit: number;
   /**
    * When `allowed` is false and a reservation key was given: the tokens were taken anyway (the
-   * bucket is in debt) and the key says so; come back after `retryAfterMs` with the same key.
+   * bucket is in debt), or were taken earlier and their turn has not come yet, and the key says
+   * so; come back after `retryAfterMs` with the same key.
    */
   readonly reserved?: boolean;
 }
@@ -49,6 +50,7 @@ type BucketCommand = (...keysAndArgs: Array<string | number>) => Promise<number[
  * Takes `cost` tokens from the bucket at `key` (one Lua call, atomic, Redis server time).
  * With `reservation` (a key naming one message), a refused request reserves its tokens, and a
  * request whose reservation is there passes without paying again (token-bucket.lua, KEYS[2]).
+ * `peek` (with `reservation`): an allowed request takes nothing, a refused one reserves.
  * An unreachable Redis raises DependencyError so callers answer 503 rather than let traffic
  * through unmetered.
  */
@@ -59,6 +61,7 @@ export async function takeTokens(
   cost = 1,
   lease?: LeaseRequest,
   reservation?: string,
+  peek = false,
 ): Promise<BucketResult & { readonly leased: number }> {
   const client = redis as Redis & Record<string, BucketCommand | undefined>;
   if (!client[COMMAND]) {
@@ -76,7 +79,13 @@ export async function takeTokens(
       lease?.shareDivisor ?? 1,
     ];
     reply = reservation
-      ? await (client[RESERVING_COMMAND] as BucketCommand)(key, reservation, ...args, RESERVATION_KEEP_MS)
+      ? await (client[RESERVING_COMMAND] as BucketCommand)(
+          key,
+          reservation,
+          ...args,
+          RESERVATION_KEEP_MS,
+          peek ? 1 : 0,
+        )
       : await (client[COMMAND] as BucketCommand)(key, ...args);
   } catch (err) {
     throw asRedisDependencyError(err);
@@ -95,14 +104,14 @@ export async function takeTokens(
 }
 
 /**
- * Records that the request named by `reservation` has paid, for RESERVATION_KEEP_MS: its next
- * takeTokens with that key passes free (as after a reservation). For a message that paid and was
- * then put off before it reached its sink (an outage, or the shutdown deadline while rendering),
- * so that its next run is not charged again.
+ * Records that the request named by `reservation` has paid, for `keepMs`: its next takeTokens
+ * with that key passes free at once (as after a reservation whose turn has come). For a message
+ * that paid and was then put off before it reached its sink (an outage, or the shutdown deadline
+ * while rendering), so that its next run is not charged again.
  */
-export async function rememberPayment(redis: Redis, reservation: string): Promise<void> {
+export async function rememberPayment(redis: Redis, reservation: string, keepMs: number): Promise<void> {
   try {
-    await redis.set(reservation, '1', 'PX', RESERVATION_KEEP_MS);
+    await redis.set(reservation, '0', 'PX', Math.max(1, Math.ceil(keepMs)));
   } catch (err) {
     throw asRedisDependencyError(err);
   }

@@ -43,13 +43,23 @@ export function retryDelayMs(msgId: string, attempt: number, baseMs: number): nu
 }
 
 /**
+ * When the worker recorded that a failed attempt's retry is due (ms), by the error it throws: the
+ * strategy below waits until then, however long the record's write took, so that the recorded
+ * `retry_at` is when the message runs again.
+ */
+export const plannedRetries = new WeakMap<Error, number>();
+
+/**
  * The worker's `settings.backoffStrategy`, used for pipe jobs (backoff type DELIVERY_BACKOFF_TYPE),
  * starting from `baseMs` (config.retryBaseMs). BullMQ passes the attempt that failed (1-based)
  * and the job, whose id is the msg_id.
  */
 export const deliveryBackoff =
   (baseMs: number): BackoffStrategy =>
-  (attemptsMade, _type, _err, job) =>
-    job?.id === undefined
+  (attemptsMade, _type, err, job) => {
+    const planned = err ? plannedRetries.get(err) : undefined;
+    if (planned !== undefined) return Math.max(0, planned - Date.now());
+    return job?.id === undefined
       ? deliveryBackoffMs(attemptsMade, Math.random, baseMs)
       : retryDelayMs(job.id, attemptsMade, baseMs);
+  };

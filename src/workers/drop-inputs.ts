@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
 import { type PipeJob, pipeJobKey } from '../queue/pipe-messages.js';
+import { relayAnswerKey } from './sent-log.js';
 
 const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldDropInputs';
@@ -11,7 +12,8 @@ type DropCommand = (numberOfKeys: number, ...keysThenData: string[]) => Promise<
 export const DROP_INPUTS_BATCH = 500;
 
 /**
- * Drops the input (the sender's body, up to BODY_LIMIT_BYTES) from delivered jobs. Why: BullMQ
+ * Drops the input (the sender's body, up to BODY_LIMIT_BYTES) from delivered jobs, and the relay
+ * answer kept for each until it completed (sent-log.ts, relayAnswerKey). Why: BullMQ
  * keeps a completed job for status reads (PIPE_JOB_RETENTION: a day, up to 100,000 jobs), and
  * nothing reads a delivered job's input again (a completed job never runs again; replay sends
  * dead messages from the store's copy). Measured by `npm run bench:worker` (MEMORY USAGE of kept
@@ -22,7 +24,7 @@ export const DROP_INPUTS_BATCH = 500;
  * The drops of one event-loop turn go to Redis as one script call.
  */
 export class InputDropper {
-  private pending: Array<[key: string, data: string]> = [];
+  private pending: Array<[key: string, answerKey: string, data: string]> = [];
   private flushing: Promise<void> | undefined;
 
   constructor(
@@ -37,7 +39,11 @@ export class InputDropper {
   /** Called once the job is in BullMQ's completed set. */
   add(msgId: string, data: PipeJob): void {
     const { input_encoding: _encoding, ...rest } = data;
-    this.pending.push([pipeJobKey(this.prefix, msgId), JSON.stringify({ ...rest, input: '' })]);
+    this.pending.push([
+      pipeJobKey(this.prefix, msgId),
+      relayAnswerKey(this.prefix, msgId),
+      JSON.stringify({ ...rest, input: '' }),
+    ]);
     this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
   }
 
@@ -52,7 +58,12 @@ export class InputDropper {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, DROP_INPUTS_BATCH);
         try {
-          await client[COMMAND](batch.length, ...batch.map(([key]) => key), ...batch.map(([, data]) => data));
+          await client[COMMAND](
+            2 * batch.length,
+            ...batch.map(([key]) => key),
+            ...batch.map(([, answerKey]) => answerKey),
+            ...batch.map(([, , data]) => data),
+          );
         } catch (err) {
           this.log.debug('could not drop the input of delivered jobs', { error: err, jobs: batch.length });
         }

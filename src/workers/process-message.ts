@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../config/defaults.js';
 import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
@@ -12,11 +13,12 @@ import {
   markRetrying,
   type SentOutcome,
 } from '../domain/deliveries/records.js';
+import { noteWait } from '../domain/deliveries/wait-notes.js';
 import { DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
-import { rememberPayment } from '../ratelimit/token-bucket.js';
+import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
 import type { BotRecord } from '../store/index.js';
-import { retryDelayMs } from './backoff.js';
+import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
@@ -33,6 +35,44 @@ import { WorkerClosingError } from './worker-closing-error.js';
 export const RATE_WAIT_SPREAD = 1;
 /** Shortest wait of a rate-limited message, in ms (keeps a backlog from spinning). */
 export const MIN_RATE_WAIT_MS = 10;
+
+/**
+ * How much refill a send may come after the moment its tokens count for, in tokens: the slack
+ * of the promise `sends <= capacity + rate x t` (at 2 per second, 10 ms).
+ */
+export const SEND_SLACK_TOKENS = 0.02;
+/**
+ * A message put off for its turn comes back this much before it, at most (ms), or two tokens'
+ * refill before it on a faster bot, and waits the rest in the worker: so that its check and
+ * render are done when its turn comes, and it is sent then, not later. Bounded so that one
+ * bot's backlog holds few job slots waiting.
+ */
+export const TURN_LEAD_MS = 500;
+const TURN_LEAD_TOKENS = 2;
+
+/** How long before its turn a put-off message of a bot with `limit` comes back, in ms. */
+const turnLeadMs = (limit: { perSecond: number }): number =>
+  Math.min(TURN_LEAD_MS, (TURN_LEAD_TOKENS * 1000) / limit.perSecond);
+
+/** Tokens taken for a message, and until when (performance.now()) a send still counts as made then. */
+interface Payment {
+  readonly at: number;
+  readonly validMs: number;
+}
+
+/**
+ * A payment `budget` allowed. Tokens taken at one moment and spent on a send later are the same
+ * as tokens taken at the send as long as the bucket, without them, would not have filled up
+ * meanwhile (its refill past capacity is lost, and the send would come on top of a full burst):
+ * that is until the bucket's time-to-full less the cost's own refill time, plus the slack.
+ */
+function paymentOf(budget: BucketResult, limit: BucketLimit, cost: number): Payment {
+  const taken = Math.min(cost, limit.capacity);
+  return {
+    at: performance.now(),
+    validMs: budget.resetMs - ((taken - SEND_SLACK_TOKENS) * 1000) / limit.perSecond,
+  };
+}
 
 /** The bot's message budget: its own settings or the named defaults. */
 export function messageLimit(bot: BotRecord) {
@@ -56,35 +96,43 @@ const ranBefore = (job: Job<PipeJob>): boolean =>
 
 /**
  * A job run again after its worker died, or after an outage cut its run short, may have reached
- * the store sink already (the insert landed, its answer or what came after did not): the
- * message is then in its channel's timeline, and is sent, whatever the checks would now say
- * (the pipe may have been disabled since, or the permission taken away). Only asked on such a
- * re-run, so that ordinary runs pay no extra read. (A relay cannot be asked; it gets the same
- * nonce again.)
+ * its sink already: the store sink's insert landed, or the relay answered 2xx, and its answer or
+ * what came after did not. The message is then sent, whatever the checks would now say (the pipe
+ * may have been disabled since, or the permission taken away): a store-sink message is in its
+ * channel's timeline, a relay's answer was kept in Redis the moment it came (SentLog.append,
+ * `relayed`). Only asked on such a re-run, so that ordinary runs pay no extra read. `relayed`:
+ * the earlier run's sent record is in the sent log already.
  */
 async function sentInEarlierRun(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   attempt: number,
-): Promise<SentOutcome | null> {
+): Promise<{ outcome: SentOutcome; sink: string; relayed: boolean } | null> {
   if (!ranBefore(job)) return null;
-  const message = await ctx.caches.bots
-    .get(job.data.bot_id)
-    // A relay bot's messages are never in the timeline: no read for them (budget and 429 waits
-    // bring them here often).
-    .then((bot) => (bot?.sink === 'relay' ? null : ctx.deps.store.messages.get(job.data.msg_id)))
-    .catch((err: unknown) => {
-      // The database is away: the run goes on. A store-sink message cannot be stored meanwhile
-      // either, and its next run looks again.
-      if (err instanceof DependencyError) return null;
-      throw err;
-    });
+  const bot = await ctx.caches.bots.get(job.data.bot_id).catch((err: unknown) => {
+    // The database is away: the run goes on (its checks wait for the database in turn).
+    if (err instanceof DependencyError) return null;
+    throw err;
+  });
+  if (bot?.sink === 'relay') {
+    const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id);
+    return outcome ? { outcome, sink: 'relay', relayed: true } : null;
+  }
+  const message = await ctx.deps.store.messages.get(job.data.msg_id).catch((err: unknown) => {
+    // A store-sink message cannot be stored meanwhile either, and its next run looks again.
+    if (err instanceof DependencyError) return null;
+    throw err;
+  });
   if (!message) return null;
   return {
-    sent_at: message.create_at,
-    upstream_msg_id: null,
-    attempts: attempt,
-    not_permissions_mention: [...message.not_permissions_mention],
+    outcome: {
+      sent_at: message.create_at,
+      upstream_msg_id: null,
+      attempts: attempt,
+      not_permissions_mention: [...message.not_permissions_mention],
+    },
+    sink: 'store',
+    relayed: false,
   };
 }
 
@@ -129,17 +177,19 @@ export async function processPipeJob(
   const attempt = job.attemptsMade + 1;
   let notPermissionsMention: string[] = [];
   const reservationKey = messageReservationKey(deps.config.redisPrefix, data.msg_id);
-  // A run that paid and then ends without a send anyone saw (an outage or the shutdown deadline
-  // while rendering, a timeline insert the database did not take) leaves its payment for the
-  // next run. Once the relay was asked, the next try pays again: a relay 429, 5xx or timeout was
-  // a request the relay saw, and every request the relay sees counts against the bot's
-  // rate + burst. (A timeline insert that did land is found by the next run before it pays:
-  // sentInEarlierRun.)
-  let paid = false;
+  // A run that paid and then ends without a send anyone saw (an outage, a timeline insert the
+  // database did not take) leaves its payment for the next run, while it still counts as made
+  // then (paymentOf). Once the relay was asked, the next try pays again: a relay 429, 5xx or
+  // timeout was a request the relay saw, and every request the relay sees counts against the
+  // bot's rate + burst. (A timeline insert that did land is found by the next run before it
+  // pays: sentInEarlierRun.)
+  let payment: Payment | null = null;
   let relaySaw = false;
   const keepPayment = async () => {
-    if (!paid || relaySaw) return;
-    await rememberPayment(deps.redis, reservationKey).catch((err: unknown) => {
+    // Kept only while it still counts as made now (paymentOf): later, the next run pays again.
+    const keepMs = payment ? payment.validMs - (performance.now() - payment.at) : 0;
+    if (keepMs <= 0 || relaySaw) return;
+    await rememberPayment(deps.redis, reservationKey, keepMs).catch((err: unknown) => {
       deps.log.warn('could not keep a paid message budget for its next run', {
         msg_id: data.msg_id,
         error: err,
@@ -152,6 +202,8 @@ export async function processPipeJob(
     const spread = source === 'upstream' ? RATE_WAIT_SPREAD * Math.random() : 0;
     const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + spread)));
     const at = Date.now() + wait;
+    // Back before a reserved turn, to be ready when it comes (sendTurn waits the rest).
+    const lead = source === 'bucket' && limit ? Math.min(turnLeadMs(limit), wait - MIN_RATE_WAIT_MS) : 0;
     // A 429 spends no attempt, so patience bounds it: a wait that would end past
     // RELAY_RATE_LIMIT_PATIENCE_MS from when the job was queued (job.timestamp: accepted, or
     // replayed) fails the message for good instead.
@@ -162,6 +214,21 @@ export async function processPipeJob(
       });
     }
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
+    // Shown by pipemsg-status at once, whenever the record below lands (wait-notes.ts).
+    await noteWait(
+      deps.redis,
+      deps.config.redisPrefix,
+      data.msg_id,
+      {
+        status: 'rate_limited',
+        retry_at: at,
+        attempts: attempt - 1,
+        reason: null,
+        code: null,
+        message: null,
+      },
+      Date.now(),
+    );
     // The record only shows the wait; the wait itself must hold even while the store is away.
     // (Passed on, the DependencyError would have dependency-wait.ts put the job off for its
     // short backoff instead, and the bucket's reservation let it through early: a bot's whole
@@ -170,48 +237,71 @@ export async function processPipeJob(
       if (!(err instanceof DependencyError)) throw err;
       deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
     });
-    await job.moveToDelayed(at, token);
+    await job.moveToDelayed(at - lead, token);
     throw new DelayedError();
+  };
+  let limit: BucketLimit | undefined;
+  /**
+   * Takes the bot's budget at the send, right before the dispatch, where the promise
+   * `sends <= capacity + rate x t` must hold (tokens taken before a render of any length let sends
+   * bunch up behind slow renders). `mayHold`: a reservation or a kept payment may be there, to be
+   * claimed (a reservation from its turn on). Refused, the message waits for its turn here when
+   * that is near, else is put off until just before it (and rendered again then).
+   */
+  const sendTurn = async (bucketKey: string, cost: number, mayHold: boolean): Promise<void> => {
+    const l = limit as BucketLimit;
+    for (let claim = mayHold; ; claim = true) {
+      const budget = await ctx.budgets.take(bucketKey, l, cost, { key: reservationKey, mayHold: claim });
+      if (budget.allowed) {
+        payment = paymentOf(budget, l, cost);
+        return;
+      }
+      if (budget.retryAfterMs > turnLeadMs(l)) await delay(budget.retryAfterMs, 'bucket');
+      await sleep(budget.retryAfterMs);
+    }
   };
   try {
     const earlier = await sentInEarlierRun(ctx, job, attempt);
     if (earlier) {
-      await ctx.sentLog.append(ids, earlier);
-      // Counted here: the run that stored it died before it could.
-      countSent(ctx, job, 'store', earlier.sent_at);
-      return earlier;
+      if (!earlier.relayed) await ctx.sentLog.append(ids, earlier.outcome);
+      // Counted here: the run that sent it died before it could.
+      countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
+      return earlier.outcome;
     }
     const checked = await check(ctx, data);
-    // The budget before the render: a message put off is rendered once, when its turn comes.
-    // A refused message reserves its tokens and comes back when they are due; one that paid and
-    // was put off kept its payment. A job that ran before (put off, retried, stalled) may hold
-    // either, which Redis is asked about first.
-    const budget = await ctx.budgets.take(
-      messageBucketKey(deps.config.redisPrefix, data.bot_id),
-      messageLimit(checked.bot),
-      checked.cost,
-      { key: reservationKey, mayHold: job.delay > 0 || job.attemptsMade > 0 || ranBefore(job) },
-    );
-    if (!budget.allowed) await delay(budget.retryAfterMs, 'bucket');
-    paid = true;
+    limit = messageLimit(checked.bot);
+    const bucketKey = messageBucketKey(deps.config.redisPrefix, data.bot_id);
+    // A job that ran before (put off, retried, stalled) may hold a reservation or a kept payment.
+    const mayHold = job.delay > 0 || job.attemptsMade > 0 || ranBefore(job);
+    // A message is not rendered only to be put off: where this process last saw the bot's
+    // bucket short, a look ahead (taking nothing) reserves the message's turn before the render,
+    // so that a backlog is rendered once each, when its turn comes.
+    if (!mayHold && ctx.budgets.looksShort(bucketKey, limit, checked.cost)) {
+      const ahead = await ctx.budgets.peek(bucketKey, limit, checked.cost, reservationKey);
+      if (!ahead.allowed) await delay(ahead.retryAfterMs, 'bucket');
+    }
     const prepared = await render(ctx, data, checked);
     notPermissionsMention = prepared.notPermissionsMention;
+    await sendTurn(bucketKey, checked.cost, mayHold);
+    const message = { ...prepared.message, create_at: deps.now() };
     let result: SinkResult;
     relaySaw = checked.bot.sink === 'relay';
     try {
-      result = await dispatch(ctx, checked.bot, prepared.message);
+      result = await dispatch(ctx, checked.bot, message);
     } catch (err) {
       if (err instanceof UpstreamRateLimitedError) await delay(err.waitMs, 'upstream');
       throw err;
     }
-    const sentAt = deps.now();
+    // The store sink took the message when it was handed over (its timeline's create_at): the
+    // moment its budget was held for, whatever the insert's own latency.
+    const sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;
     const outcome: SentOutcome = {
       sent_at: sentAt,
       upstream_msg_id: result.upstream_msg_id,
       attempts: attempt,
       not_permissions_mention: notPermissionsMention,
     };
-    await ctx.sentLog.append(ids, outcome);
+    await ctx.sentLog.append(ids, outcome, checked.bot.sink === 'relay');
     countSent(ctx, job, checked.bot.sink, sentAt);
     // The job's return value: what pipemsg-status answers until the record is in the store.
     return outcome;
@@ -252,6 +342,22 @@ export async function processPipeJob(
     await keepPayment();
     // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
     const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
+    plannedRetries.set(failure, retryAt);
+    const { reason: _, ...described } = describeFailure(failure);
+    await noteWait(
+      deps.redis,
+      deps.config.redisPrefix,
+      data.msg_id,
+      {
+        status: 'queued',
+        retry_at: retryAt,
+        attempts: attempt,
+        reason,
+        code: described.code,
+        message: described.message,
+      },
+      Date.now(),
+    );
     await markRetrying(deps, ids, failure, attempt, retryAt);
     // With the error: a relay's connection error names its address, which the record does not.
     deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });

@@ -37,6 +37,17 @@ const GROUP = 'recorders';
 
 /** The Redis stream of sent outcomes not yet written to the store. */
 export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent-log`;
+/**
+ * A relay's 2xx answer to one message, kept until its job is completed (drop-inputs.lua deletes
+ * it then): a run of the same job after its worker died reads it instead of posting again.
+ */
+export const relayAnswerKey = (prefix: string, msgId: string): string =>
+  `${prefix}:deliveries:relayed:${msgId}`;
+/**
+ * How long a relay's answer is kept when its job never completes, in ms (7 days, as long as the
+ * queue keeps a failed job): a completed job's is deleted at once.
+ */
+export const RELAY_ANSWER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 interface Entry {
   readonly ids: DeliveryIds;
@@ -113,13 +124,45 @@ export class SentLog {
     };
   }
 
-  /** Records that a message was sent; resolves once Redis holds the outcome. */
-  async append(ids: DeliveryIds, outcome: SentOutcome): Promise<void> {
+  /**
+   * Records that a message was sent; resolves once Redis holds the outcome. `relayed`: a relay
+   * took it, so the outcome is also kept under the message's own key (relayAnswerKey), in the
+   * same MULTI (one round trip): the job's next run, should this process die before the job is
+   * completed, finds it there (answerOfEarlierRun) instead of posting the message again.
+   */
+  async append(ids: DeliveryIds, outcome: SentOutcome, relayed = false): Promise<void> {
+    const entry = JSON.stringify({ ids, outcome } satisfies Entry);
     try {
-      await this.redis.xadd(this.key, '*', 'r', JSON.stringify({ ids, outcome } satisfies Entry));
+      if (!relayed) {
+        await this.redis.xadd(this.key, '*', 'r', entry);
+        return;
+      }
+      const replies = await this.redis
+        .multi()
+        .set(
+          relayAnswerKey(this.deps.config.redisPrefix, ids.msg_id),
+          JSON.stringify(outcome),
+          'PX',
+          RELAY_ANSWER_KEEP_MS,
+        )
+        .xadd(this.key, '*', 'r', entry)
+        .exec();
+      const failed = replies?.find(([err]) => err !== null)?.[0];
+      if (failed) throw failed;
     } catch (err) {
       throw asRedisDependencyError(err);
     }
+  }
+
+  /** The outcome a relay answered for `msgId` in an earlier run of its job, if one did. */
+  async answerOfEarlierRun(msgId: string): Promise<SentOutcome | null> {
+    let raw: string | null;
+    try {
+      raw = await this.redis.get(relayAnswerKey(this.deps.config.redisPrefix, msgId));
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+    return raw === null ? null : (JSON.parse(raw) as SentOutcome);
   }
 
   /** Starts the flusher of this process. */

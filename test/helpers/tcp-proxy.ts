@@ -19,12 +19,16 @@ export interface TcpProxy {
   stall(which?: (client: Socket) => boolean): void;
   /** Forwards what was held and carries on, on every stalled connection. */
   resume(): void;
+  /** Holds every byte sent to the service this long (ms) before passing it on; 0: at once. */
+  lag(ms: number): void;
   close(): Promise<void>;
 }
 
 interface Link {
   readonly client: Socket;
   readonly upstream: Socket;
+  /** Passes the client's bytes on to the service (after the lag, if any). */
+  readonly forward: (chunk: Buffer) => void;
   piped: boolean;
 }
 
@@ -33,15 +37,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const links = new Set<Link>();
   let down = false;
   let stallNew = false;
+  let lagMs = 0;
   const pipe = (link: Link): void => {
     if (link.piped) return;
     link.piped = true;
-    link.client.pipe(link.upstream);
+    link.client.on('data', link.forward);
+    link.client.resume();
     link.upstream.pipe(link.client);
   };
   const hold = (link: Link): void => {
     link.piped = false;
-    link.client.unpipe(link.upstream);
+    link.client.off('data', link.forward);
     link.upstream.unpipe(link.client);
     link.client.pause();
     link.upstream.pause();
@@ -54,7 +60,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     const upstream = connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
-    const link: Link = { client, upstream, piped: false };
+    // Timers of equal delay fire in order: a lagged stream keeps its byte order.
+    const forward = (chunk: Buffer): void => {
+      if (lagMs === 0) upstream.write(chunk);
+      else setTimeout(() => upstream.writable && upstream.write(chunk), lagMs);
+    };
+    const link: Link = { client, upstream, forward, piped: false };
     links.add(link);
     if (stallNew) client.pause();
     else pipe(link);
@@ -90,6 +101,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     resume() {
       stallNew = false;
       for (const link of links) pipe(link);
+    },
+    lag(ms) {
+      lagMs = ms;
     },
     close() {
       cut();

@@ -13,6 +13,11 @@ beforeAll(() => {
   [a, b] = file.clients as [Redis, Redis];
 });
 
+/** The tokens the bucket at `key` holds, as the script stored them (before refill). */
+async function redisTokensOf(key: string): Promise<number> {
+  return Number(((await a.get(key)) ?? '0 0').split(' ')[0]);
+}
+
 describe('takeTokens', () => {
   it('allows the burst, then refuses with the wait until a token is due', async () => {
     const key = `${prefix}:burst`;
@@ -41,6 +46,8 @@ describe('takeTokens', () => {
     // Refused requests wait in line: each one's wait is after the one before it.
     const third = await takeTokens(a, key, limit, 1, undefined, paid(3));
     const fourth = await takeTokens(b, key, limit, 1, undefined, paid(4));
+    // When the fourth's wait ends at the latest, by this process's clock.
+    const fourthEndsBy = performance.now() + fourth.retryAfterMs;
     expect([third.allowed, third.reserved, fourth.allowed, fourth.reserved]).toEqual([
       false,
       true,
@@ -57,14 +64,49 @@ describe('takeTokens', () => {
     expect(plain.reserved).toBe(false);
     expect(plain.retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
     expect((await takeTokens(a, key, limit)).retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
-    // The third comes back: it has paid, passes, and its reservation is gone.
-    const back = await takeTokens(a, key, limit, 1, undefined, paid(3));
-    expect(back.allowed).toBe(true);
+    // The third comes back (from its turn on): it has paid, passes, and its reservation is gone.
+    await vi.waitFor(
+      async () => expect((await takeTokens(a, key, limit, 1, undefined, paid(3))).allowed).toBe(true),
+      { timeout: 2_000, interval: 10 },
+    );
     expect(await a.exists(paid(3))).toBe(0);
     // Once only: the same key again is a new request, refused after the fourth's turn.
+    const asked = performance.now();
     const again = await takeTokens(a, key, limit, 1, undefined, paid(3));
     expect([again.allowed, again.reserved]).toEqual([false, true]);
-    expect(again.retryAfterMs).toBeGreaterThan(fourth.retryAfterMs);
+    expect(asked + again.retryAfterMs).toBeGreaterThan(fourthEndsBy);
+  });
+
+  it('a reservation that comes back before its turn is told to wait the rest, and keeps its key', async () => {
+    const key = `${prefix}:early`;
+    // A token every 10 s: the turn is far off whatever the machine's speed.
+    const limit = { capacity: 1, perSecond: 0.1 };
+    const paid = `${prefix}:early:paid`;
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const refused = await takeTokens(a, key, limit, 1, undefined, paid);
+    expect([refused.allowed, refused.reserved]).toEqual([false, true]);
+    const before = await redisTokensOf(key);
+    const early = await takeTokens(b, key, limit, 1, undefined, paid);
+    expect([early.allowed, early.reserved]).toEqual([false, true]);
+    // The rest of its wait, not a new one behind its own debt; nothing charged again.
+    expect(early.retryAfterMs).toBeLessThanOrEqual(refused.retryAfterMs);
+    expect(early.retryAfterMs).toBeGreaterThan(refused.retryAfterMs - 5_000);
+    expect(await redisTokensOf(key)).toBeGreaterThanOrEqual(before);
+    expect(await a.exists(paid)).toBe(1);
+  });
+
+  it('a look ahead (peek) takes nothing when the tokens are there, and reserves when they are not', async () => {
+    const key = `${prefix}:peek`;
+    const limit = { capacity: 1, perSecond: 0.1 };
+    const paid = (n: number) => `${prefix}:peek:paid:${n}`;
+    const ahead = await takeTokens(a, key, limit, 1, undefined, paid(1), true);
+    expect([ahead.allowed, ahead.reserved]).toEqual([true, false]);
+    expect(await a.exists(paid(1))).toBe(0);
+    // Still there for the real take.
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const short = await takeTokens(a, key, limit, 1, undefined, paid(2), true);
+    expect([short.allowed, short.reserved]).toEqual([false, true]);
+    expect(await a.exists(paid(2))).toBe(1);
   });
 
   it('refills from Redis time', async () => {

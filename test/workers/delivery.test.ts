@@ -957,6 +957,55 @@ describe('relay sink', () => {
     await (await app.res.pipeRuntime.queue.getJob(second))?.remove().catch(() => {});
   });
 
+  it('pipemsg-status shows each wait with its retry_at before the next try: a 500 (queued) and a 429 (rate_limited)', async () => {
+    const tries = new Map<string, number>();
+    relay.handler = (body, res) => {
+      const content = String(body.content);
+      const n = (tries.get(content) ?? 0) + 1;
+      tries.set(content, n);
+      if (content === 'wait after 500' && n === 1)
+        return answer(res, 500, { code: 50000, message: 'boom', data: {} });
+      if (content === 'wait after 429' && n === 1) {
+        return answer(res, 429, { code: 42900, message: 'slow down', data: {} }, { 'Retry-After': '1' });
+      }
+      return ok(res, `up-${String(body.nonce)}`);
+    };
+    const status = (msgId: string) =>
+      app
+        .request<Record<string, unknown>>('GET', `/api/v3/message/pipemsg-status?msg_id=${msgId}`, {
+          bot: rw.bot.token,
+        })
+        .then((r) => r.body.data);
+    for (const [content, waiting] of [
+      ['wait after 500', { status: 'queued', error: { reason: 'UPSTREAM_UNAVAILABLE' } }],
+      ['wait after 429', { status: 'rate_limited' }],
+    ] as const) {
+      const msgId = await sendPipe(app, rp.token, { content });
+      // Polled until the wait shows, and judged by the relay's own clock: it showed before the
+      // next try arrived, with a retry_at that try kept to.
+      let seen: { at: number; data: Record<string, unknown> } | undefined;
+      await expect
+        .poll(
+          async () => {
+            const data = await status(msgId);
+            if (data.status === 'sent') return 'sent before the wait showed';
+            if (data.retry_at === null) return `no wait shown: ${JSON.stringify(data)}`;
+            seen = { at: Date.now(), data };
+            return 'wait shown';
+          },
+          { timeout: 10_000, interval: 10 },
+        )
+        .toBe('wait shown');
+      expect(seen?.data, content).toMatchObject(waiting);
+      expect(await settled(msgId)).toMatchObject({ status: 'sent' });
+      const [first, second] = relay.requests.filter((r) => r.body.nonce === msgId).map((r) => r.at);
+      const retryAt = seen?.data.retry_at as number;
+      expect(seen?.at, content).toBeLessThan(second as number);
+      expect(retryAt, content).toBeGreaterThan(first as number);
+      expect(second as number, content).toBeGreaterThanOrEqual(retryAt - 20);
+    }
+  });
+
   it('never shows the upstream token', async () => {
     const view = await app.request('GET', `/admin/api/bot/view?id=${rw.bot.id}`, { admin: true });
     expect(view.text).not.toContain('upstream-secret-123');

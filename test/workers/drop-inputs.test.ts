@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
 import { type PipeJob, pipeJobKey } from '../../src/queue/pipe-messages.js';
 import { DROP_INPUTS_BATCH, InputDropper } from '../../src/workers/drop-inputs.js';
+import { relayAnswerKey } from '../../src/workers/sent-log.js';
 import { useFileRedis } from '../helpers/redis.js';
 
 /** The script's guards on the real Redis; the worker's use of it is in delivery.test.ts. */
@@ -42,6 +43,23 @@ describe('InputDropper', () => {
     expect(await client.hget(key('done'), 'finishedOn')).toBe('1');
     expect(JSON.parse((await client.hget(key('active'), 'data')) ?? '')).toEqual(job('active'));
     expect(await client.exists(key('removed'))).toBe(0);
+  });
+
+  it('deletes the relay answer kept for a run after a crash once its job is done', async () => {
+    const [client] = redis.clients;
+    if (!client) throw new Error('no client');
+    const dropper = new InputDropper(client, redis.prefix, silent);
+    await client.hset(
+      pipeJobKey(redis.prefix, 'relayed'),
+      'data',
+      JSON.stringify(job('relayed')),
+      'finishedOn',
+      '1',
+    );
+    await client.set(relayAnswerKey(redis.prefix, 'relayed'), '{}');
+    dropper.add('relayed', job('relayed'));
+    await dropper.settled();
+    expect(await client.exists(relayAnswerKey(redis.prefix, 'relayed'))).toBe(0);
   });
 
   it(`takes more than ${DROP_INPUTS_BATCH} drops of one turn in several calls`, async () => {

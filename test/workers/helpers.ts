@@ -147,7 +147,8 @@ export async function createTemplate(app: TestApp, w: World, content: string, ms
 
 /**
  * A stand-in render thread speaking the pool's protocol, for what no real template does: a
- * render the engine's own checks cannot stop (`spin <ms>` busy-waits) and a thread that dies in
+ * render the engine's own checks cannot stop (`spin <ms>` busy-waits; `sleep <ms>` takes as long
+ * without using a core) and a thread that dies in
  * the middle of a render (`exit`), and a render that fails on a plain Error, as a bug would
  * (`bug <message>`). Anything else answers `done <input>` at once.
  */
@@ -161,6 +162,8 @@ parentPort.on('message', (req) => {
   Atomics.store(running, 0, req.id);
   const spin = /^spin (\\d+)$/.exec(req.source);
   if (spin) { const end = Date.now() + Number(spin[1]); while (Date.now() < end); }
+  const pause = /^sleep (\\d+)$/.exec(req.source);
+  if (pause) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(pause[1]));
   if (req.source === 'exit') process.exit(7);
   const bug = /^bug (.*)$/.exec(req.source);
   if (bug) {

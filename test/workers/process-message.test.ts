@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
@@ -8,12 +8,24 @@ import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-me
 import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
 import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
-import { messageReservationKey, processPipeJob } from '../../src/workers/process-message.js';
+import {
+  messageBucketKey,
+  messageReservationKey,
+  processPipeJob,
+} from '../../src/workers/process-message.js';
 import { RenderPool } from '../../src/workers/render-pool.js';
 import { SentLog } from '../../src/workers/sent-log.js';
 import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createPipe, createTemplate, createWorld, standInThread, type World } from './helpers.js';
+import {
+  createPipe,
+  createRelayWorld,
+  createTemplate,
+  createWorld,
+  standInThread,
+  startRelayServer,
+  type World,
+} from './helpers.js';
 
 /**
  * A worker stopping past its deadline cuts off the renders in flight (RenderPool.close): such a
@@ -55,6 +67,22 @@ async function workerParts() {
   };
   return { ctx, renderer, metrics };
 }
+
+/** A plain message of `w` through pipe `pipeId`, as the ingest queues it. */
+const directJob = (msgId: string, w: World, pipeId: string): PipeJob => ({
+  msg_id: msgId,
+  pipe_id: pipeId,
+  bot_id: w.bot.id,
+  channel_id: w.channelId,
+  guild_id: w.guildId,
+  template_id: null,
+  type: null,
+  quote: null,
+  nonce: '',
+  temp_target_id: null,
+  input: 'direct',
+  accepted_at: Date.now(),
+});
 
 /** A job of pipe `pipeId` as the ingest queues it, but of one attempt: where a failure is final. */
 async function queueJob(msgId: string, w: World, pipeId: string) {
@@ -129,8 +157,9 @@ describe('a run cut off because the worker is stopping', () => {
     await renderer.close();
     expect(await run).toBeInstanceOf(WorkerClosingError);
     expect(await deps.store.deliveries.get(msgId)).toBeNull();
-    // It had paid its budget and never reached the sink: the next run passes free.
-    expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(1);
+    // Nothing paid: the budget is taken at the send, after the render.
+    expect(await deps.redis.exists(messageReservationKey(app.config.redisPrefix, msgId))).toBe(0);
+    expect(await deps.redis.exists(messageBucketKey(app.config.redisPrefix, w.bot.id))).toBe(0);
     expect(await failedCounts()).toBe(failedBefore);
   });
 
@@ -172,5 +201,60 @@ describe('a run cut off because the worker is stopping', () => {
     expect(done?.returnvalue).toBe('sent');
     expect(runs).toBe(2);
     expect(failed).toBe(0);
+  });
+});
+
+describe('a relay that answered before its worker died', () => {
+  it('is not posted to again by the run after the crash: that run finds the answer kept in Redis', async () => {
+    const relay = await startRelayServer();
+    closers.push(() => relay.close());
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'crash window bot',
+      upstream_token: 'tok-crash',
+    });
+    const pipe = await createPipe(app, w);
+    const { ctx } = await workerParts();
+    // A queue of this test's own: the jobs the tests above queued and ran by hand wait on the pipe queue.
+    const name = `${PIPE_QUEUE}-crash-${Date.now()}`;
+    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+    closers.push(async () => connection.disconnect());
+    const queue = new Queue<PipeJob>(name, { connection, prefix: app.config.redisPrefix });
+    closers.push(async () => {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    const msgId = `crash-${Date.now()}`;
+    await queue.add(PIPE_JOB_NAME, directJob(msgId, w, pipe.id), { jobId: msgId, attempts: 5 });
+
+    // The first run takes the job, the relay answers 200, and the process dies before the job
+    // is completed: its lock is never renewed and lapses.
+    const dying = new Worker<PipeJob>(name, null, {
+      connection: connection.duplicate(),
+      prefix: app.config.redisPrefix,
+      lockDuration: 300,
+    });
+    closers.push(() => dying.close());
+    const job = await dying.getNextJob('dying-token');
+    expect(job?.id).toBe(msgId);
+    const first = await processPipeJob(ctx, job as Job<PipeJob>, 'dying-token');
+    expect(first.upstream_msg_id).toBe(`up-${msgId}`);
+    expect(relay.requests).toHaveLength(1);
+
+    // Another worker finds the job stalled and runs it again.
+    const survivor = new Worker<PipeJob>(name, (j, token) => processPipeJob(ctx, j, token), {
+      connection: connection.duplicate(),
+      prefix: app.config.redisPrefix,
+      stalledInterval: 100,
+    });
+    closers.push(() => survivor.close());
+    await expect
+      .poll(async () => (await queue.getJob(msgId))?.finishedOn, { timeout: 10_000, interval: 20 })
+      .toBeGreaterThan(0);
+    const done = await queue.getJob(msgId);
+    expect(done?.stalledCounter).toBe(1);
+    expect(await done?.getState()).toBe('completed');
+    // Sent, with the relay's answer to the first run, and posted once.
+    expect(done?.returnvalue).toEqual(first);
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId]);
   });
 });

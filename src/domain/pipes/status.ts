@@ -5,6 +5,7 @@ import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
 import { REASON } from '../deliveries/reasons.js';
+import { currentWait, type WaitNote } from '../deliveries/wait-notes.js';
 import type { PipeDeps } from './runtime.js';
 
 /** Who asks: a pipe (its own messages) or a bot (the messages of all its pipes). */
@@ -85,11 +86,12 @@ export async function pipeMessageStatus(
       if (err instanceof DependencyError) return err;
       throw err;
     });
-  const [found, job] = await Promise.all([
+  const [found, job, wait] = await Promise.all([
     readRecord(),
     readJobSnapshot(deps.pipeRuntime.queue, msgId).catch((err: unknown) => {
       throw asRedisDependencyError(err);
     }),
+    currentWait(deps.redis, deps.config.redisPrefix, msgId, deps.now()),
   ]);
   const data = job?.data;
   const ownJob = job && data && owns(asker, data) ? job : null;
@@ -98,6 +100,7 @@ export async function pipeMessageStatus(
     // or failed one may have a record that says more (rate_limited, a retry's reason, why it
     // died), and no job at all may be a message whose job the queue no longer keeps. So 503.
     if (ownJob?.state === 'completed') return sentByJob(msgId, ownJob);
+    if (wait && ownJob?.data) return waiting(msgId, wait, ownJob.data.accepted_at, []);
     throw found;
   }
   let record = found;
@@ -117,6 +120,11 @@ export async function pipeMessageStatus(
     if (!settled(record) && !replaying && ownJob?.data) {
       return failedByJob(msgId, ownJob, ownJob.data, record);
     }
+  }
+  // A wait the worker noted in Redis is newer than a record that is not final: the record's own
+  // write may not have landed yet (wait-notes.ts).
+  if (wait && ownJob?.data && record?.status !== 'sent' && record?.status !== 'failed') {
+    return waiting(msgId, wait, ownJob.data.accepted_at, record?.not_permissions_mention ?? []);
   }
   if (record) {
     const failed = record.reason !== null || record.code !== null || record.message !== null;
@@ -191,5 +199,26 @@ function failedByJob(
     retry_at: null,
     not_permissions_mention: record?.not_permissions_mention ?? [],
     error: failure ? { reason: failure.reason, code: failure.code, message: failure.message } : null,
+  };
+}
+
+/** A message waiting as its worker noted (a rate limit, or the backoff before a retry). */
+function waiting(
+  msgId: string,
+  wait: WaitNote,
+  acceptedAt: number,
+  notPermissionsMention: readonly string[],
+): PipeMessageStatus {
+  const failed = wait.reason !== null || wait.code !== null || wait.message !== null;
+  return {
+    msg_id: msgId,
+    status: wait.status,
+    attempts: wait.attempts,
+    msg_timestamp: acceptedAt,
+    sent_at: null,
+    upstream_msg_id: null,
+    retry_at: wait.retry_at,
+    not_permissions_mention: notPermissionsMention,
+    error: failed ? { reason: wait.reason, code: wait.code, message: wait.message } : null,
   };
 }

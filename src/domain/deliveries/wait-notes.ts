@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+
+/**
+ * A message's current wait (a rate limit, or the backoff before a retry), noted in Redis by the
+ * worker before it puts the job off, so that pipemsg-status shows it at once. Why: the delivery
+ * record in the store says the same, but a store write can land late (a busy or slow database:
+ * a second and more seen under load), and by then the wait may be over; a 429 then never showed
+ * as rate_limited, a 500 showed late and without its retry_at. The note expires after its wait.
+ */
+export interface WaitNote {
+  readonly status: 'queued' | 'rate_limited';
+  /** When the next try is due, in ms. */
+  readonly retry_at: number;
+  /** Delivery attempts made so far. */
+  readonly attempts: number;
+  /** The failure the retry follows (null for a rate limit). */
+  readonly reason: string | null;
+  readonly code: number | null;
+  readonly message: string | null;
+}
+
+/** How long a note outlives its wait, in ms: only while the wait lasts is it read at all. */
+const NOTE_MARGIN_MS = 5_000;
+
+export const waitNoteKey = (prefix: string, msgId: string): string => `${prefix}:deliveries:waiting:${msgId}`;
+
+/** Notes `msgId`'s wait; resolves once Redis holds it. */
+export async function noteWait(
+  redis: Redis,
+  prefix: string,
+  msgId: string,
+  note: WaitNote,
+  now: number,
+): Promise<void> {
+  try {
+    await redis.set(
+      waitNoteKey(prefix, msgId),
+      JSON.stringify(note),
+      'PX',
+      Math.max(0, Math.ceil(note.retry_at - now)) + NOTE_MARGIN_MS,
+    );
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}
+
+/** `msgId`'s wait, if one is noted and not over at `now`. */
+export async function currentWait(
+  redis: Redis,
+  prefix: string,
+  msgId: string,
+  now: number,
+): Promise<WaitNote | null> {
+  let raw: string | null;
+  try {
+    raw = await redis.get(waitNoteKey(prefix, msgId));
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+  if (raw === null) return null;
+  const note = JSON.parse(raw) as WaitNote;
+  return note.retry_at > now ? note : null;
+}

@@ -1,0 +1,211 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type Job, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SentOutcome } from '../../src/domain/deliveries/records.js';
+import { createLogger } from '../../src/log/logger.js';
+import { metricsFor } from '../../src/metrics/index.js';
+import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
+import { WorkerCaches } from '../../src/workers/caches.js';
+import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
+import { processPipeJob } from '../../src/workers/process-message.js';
+import { RenderPool } from '../../src/workers/render-pool.js';
+import { SentLog } from '../../src/workers/sent-log.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import {
+  createPipe,
+  createRelayWorld,
+  createTemplate,
+  createWorld,
+  sendPipe,
+  standInThread,
+  type World,
+} from './helpers.js';
+
+/**
+ * A bot's limit held where it matters: at the upstream. Two worker instances (each with its own
+ * Redis clients, caches, budget leases and three render threads) deliver one bot's backlog whose
+ * renders take from nothing to 600 ms (stand-in render threads that take as long as the template says),
+ * and the relay's own arrival times, and the store sink's sent_at, are held to
+ * capacity + rate x t over every window.
+ */
+const CAPACITY = 3;
+const PER_SECOND = 2;
+/**
+ * Slack for what lies between the budget's answer and the relay's clock (the request on
+ * loopback, millisecond timestamps): 50 ms of refill at this rate.
+ */
+const EPSILON = 0.1;
+/** Render length of each message of the backlog, in ms: slow ones first, as the burst. */
+const RENDERS_MS = [600, 600, 600, 0, 0, 0, 600, 0, 150, 600, 0, 0, 600, 0];
+
+let web: TestApp;
+const apps: TestApp[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+const silent = createLogger('error', () => {});
+/**
+ * The relay stand-in runs in a process of its own, so that its clock reads arrivals as they come
+ * and not when this process's event loop (busy with two worker instances) gets to them.
+ */
+const RELAY = `
+const http = require('node:http');
+const arrivals = [];
+const server = http.createServer((req, res) => {
+  let text = '';
+  req.on('data', (d) => { text += d; });
+  req.on('end', () => {
+    const at = Date.now();
+    if (req.method === 'GET') { res.end(JSON.stringify(arrivals)); return; }
+    const nonce = JSON.parse(text).nonce;
+    arrivals.push({ nonce, at });
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ code: 0, message: 'ok', data: { msg_id: 'up-' + nonce } }));
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+let relayUrl = '';
+let relayProcess: ChildProcess;
+const arrivals = async (): Promise<Array<{ nonce: string; at: number }>> =>
+  (await fetch(`${relayUrl}/arrivals`)).json() as Promise<Array<{ nonce: string; at: number }>>;
+
+/** One worker instance on `app`'s resources: the worker's own parts and a BullMQ worker. */
+async function startInstance(app: TestApp): Promise<void> {
+  const deps = app.res;
+  const caches = new WorkerCaches(deps);
+  await caches.start(deps);
+  closers.push(() => caches.close());
+  const blocking = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+  closers.push(async () => blocking.disconnect());
+  const renderer = new RenderPool(3, silent, 60_000, standInThread());
+  closers.push(() => renderer.close());
+  await renderer.ready();
+  const ctx = {
+    deps,
+    caches,
+    metrics: metricsFor(deps),
+    sentLog: new SentLog(deps, deps.redis, blocking),
+    renderer,
+    budgets: new BucketLeases(deps.redis),
+  };
+  const worker = new Worker<PipeJob>(
+    PIPE_QUEUE,
+    waitOutDependencyErrors((job, token) => processPipeJob(ctx, job, token), 50, silent),
+    {
+      connection: new Redis(app.config.redisUrl, { maxRetriesPerRequest: null }),
+      prefix: app.config.redisPrefix,
+      concurrency: 8,
+    },
+  );
+  closers.push(() => worker.close());
+}
+
+beforeAll(async () => {
+  web = await startTestApp('upstream_rate');
+  apps.push(web, await startTestApp('upstream_rate', {}, { sharedWith: web }));
+  relayProcess = spawn(process.execPath, ['-e', RELAY], { stdio: ['ignore', 'pipe', 'inherit'] });
+  closers.push(async () => relayProcess.kill('SIGKILL'));
+  const port = await new Promise<string>((resolve) =>
+    relayProcess.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
+  relayUrl = `http://127.0.0.1:${port}`;
+  for (const app of apps) await startInstance(app);
+  // Warm: both instances have keep-alive connections to the relay, and their first request's
+  // one-off costs (a connection, code run for the first time: 90-130 ms here) are behind them.
+  const warm = await createRelayWorld(web, relayUrl, { name: 'warm-up bot', upstream_token: 'tok-warm' });
+  const warmPipe = await createPipe(web, warm);
+  const warmIds = await Promise.all(
+    Array.from({ length: 32 }, (_, i) => sendPipe(web, warmPipe.token, { content: `warm ${i}` })),
+  );
+  await vi.waitFor(
+    async () => {
+      if ((await arrivals()).filter((r) => warmIds.includes(r.nonce)).length < warmIds.length)
+        throw new Error('warming');
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => {});
+  for (const app of apps.reverse()) await app.close();
+});
+
+/**
+ * The worst excess over capacity + rate x t among all windows [t_i, t_j] of `times` (ms): the
+ * count of sends in the window less what the bucket allows in it.
+ */
+function worstExcess(times: readonly number[]): { excess: number; window: number[] } {
+  const sorted = [...times].sort((a, b) => a - b);
+  let worst = { excess: Number.NEGATIVE_INFINITY, window: [] as number[] };
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i; j < sorted.length; j++) {
+      const first = sorted[i] as number;
+      const last = sorted[j] as number;
+      const excess = j - i + 1 - (CAPACITY + (PER_SECOND * (last - first)) / 1000);
+      if (excess > worst.excess) worst = { excess, window: sorted.slice(i, j + 1).map((t) => t - first) };
+    }
+  }
+  return worst;
+}
+
+/** A backlog of `w`'s pipes, one message per entry of RENDERS_MS, through a pipe of that render's length. */
+async function sendBacklog(w: World): Promise<string[]> {
+  const pipes = new Map<number, string>();
+  for (const ms of new Set(RENDERS_MS)) {
+    pipes.set(
+      ms,
+      (await createPipe(web, w, { template_id: await createTemplate(web, w, `sleep ${ms}`) })).token,
+    );
+  }
+  return Promise.all(RENDERS_MS.map((ms, i) => sendPipe(web, pipes.get(ms) as string, { i })));
+}
+
+/** The sent outcomes of `ids` once every job is completed. */
+async function outcomes(ids: readonly string[]): Promise<SentOutcome[]> {
+  const queue = web.res.pipeRuntime.queue;
+  const jobs = async () => Promise.all(ids.map((id) => queue.getJob(id)));
+  await expect
+    .poll(async () => (await jobs()).filter((j) => j?.finishedOn !== undefined).length, {
+      timeout: 40_000,
+      interval: 100,
+    })
+    .toBe(ids.length);
+  const done = (await jobs()) as Array<Job<PipeJob, SentOutcome>>;
+  for (const job of done) expect(await job.getState(), job.failedReason).toBe('completed');
+  return done.map((j) => j.returnvalue);
+}
+
+describe(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
+  it('the relay receives no more than capacity + rate x t in any window, by its own clock', async () => {
+    const w = await createRelayWorld(web, relayUrl, {
+      name: 'upstream rate relay bot',
+      upstream_token: 'tok-rate',
+      rate_capacity: CAPACITY,
+      rate_per_second: PER_SECOND,
+    });
+    const ids = await sendBacklog(w);
+    await outcomes(ids);
+    const times = (await arrivals()).filter((r) => ids.includes(r.nonce)).map((r) => r.at);
+    expect(times).toHaveLength(ids.length);
+    const worst = worstExcess(times);
+    expect(worst.excess, JSON.stringify(worst)).toBeLessThanOrEqual(EPSILON);
+  }, 60_000);
+
+  it("the store sink's sent_at keeps to capacity + rate x t in any window", async () => {
+    const w = await createWorld(web, {
+      name: 'upstream rate store bot',
+      rate_capacity: CAPACITY,
+      rate_per_second: PER_SECOND,
+    });
+    const ids = await sendBacklog(w);
+    const sent = await outcomes(ids);
+    const worst = worstExcess(sent.map((o) => o.sent_at));
+    expect(worst.excess, JSON.stringify(worst)).toBeLessThanOrEqual(EPSILON);
+    // sent_at is when the sink took the message: the timeline's create_at.
+    const stored = await Promise.all(ids.map((id) => web.res.store.messages.get(id)));
+    expect(stored.map((m) => m?.create_at)).toEqual(sent.map((o) => o.sent_at));
+  }, 60_000);
+});
