@@ -118,6 +118,15 @@ describe('the import graph of src/', () => {
     expect(webOnly).toEqual([]);
   });
 
+  it('names Redis keys in one module: no other file builds a prefixed key', () => {
+    const builders = [...graph.keys()].filter(
+      (f) =>
+        f !== join('src', 'redis', 'keys.ts') &&
+        /`\$\{[\w.]*(?:redisPrefix|prefix)\}:/.test(readFileSync(f, 'utf8')),
+    );
+    expect(builders).toEqual([]);
+  });
+
   it('keeps the web process off the worker side', () => {
     const web = reachable(graph, join('src', 'bin', 'web.ts'));
     expect(web.has(join('src', 'api', 'app.ts'))).toBe(true);

@@ -4,6 +4,7 @@ import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
+import { botRestBucketKey } from '../redis/keys.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimitHeaders, refuseIfLimited } from './rate-headers.js';
 import type { HeraldState } from './state.js';
@@ -49,7 +50,7 @@ export function requireBot(deps: Deps, bucket: string): Middleware<HeraldState> 
     const token = credential(ctx.get('Authorization'), 'Bot');
     if (token === undefined) throw new HeraldError('UNAUTHENTICATED');
     const bot = await authenticateBot(deps, token);
-    const r = await takeTokens(deps.redis, `${deps.config.redisPrefix}:rl:bot:${bot.id}:${bucket}`, limit);
+    const r = await takeTokens(deps.redis, botRestBucketKey(deps.config.redisPrefix, bot.id, bucket), limit);
     ctx.set(rateLimitHeaders(r, bucket));
     refuseIfLimited(r);
     ctx.state.bot = bot;

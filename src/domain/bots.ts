@@ -1,5 +1,6 @@
 import { HeraldError, NotFoundError, ValidationError } from '../errors/index.js';
 import { withRecordLock } from '../locks/record-lock.js';
+import { lockKey } from '../redis/keys.js';
 import {
   type BotChanges,
   type BotRecord,
@@ -118,7 +119,7 @@ export async function getBot(deps: Deps, id: string): Promise<BotRecord> {
  * withRecordLock). Announced on the change feed so workers and pipe doors drop their copies.
  */
 export async function updateBot(deps: Deps, id: string, changes: BotInput): Promise<BotRecord> {
-  const updated = await withRecordLock(deps.redis, `${deps.config.redisPrefix}:lock:bot:${id}`, () =>
+  const updated = await withRecordLock(deps.redis, lockKey(deps.config.redisPrefix, 'bot', id), () =>
     applyBotUpdate(deps, id, changes),
   );
   await publishDirectoryChange(deps, { kind: 'bot', id });

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors/index.js';
 import { withRecordLock } from '../locks/record-lock.js';
+import { lockKey } from '../redis/keys.js';
 import type { BotRecord, ImageRef, IntimacyChanges } from '../store/index.js';
 import type { Deps } from './deps.js';
 
@@ -45,6 +46,6 @@ export async function updateIntimacy(
     });
   }
   // The upsert is one atomic operation on MongoDB but not on FerretDB v1 (see withRecordLock).
-  const key = `${deps.config.redisPrefix}:lock:intimacy:${bot.id}:${userId}`;
+  const key = lockKey(deps.config.redisPrefix, 'intimacy', bot.id, userId);
   await withRecordLock(deps.redis, key, () => deps.store.intimacy.upsert(bot, userId, changes, deps.now()));
 }

@@ -2,11 +2,11 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { createRedis } from '../redis/clients.js';
+import { PIPE_QUEUE, pipeJobKey } from '../redis/keys.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import type { InputEncoding } from './job-input.js';
 
 /** The one queue of pipe messages: web processes add, worker processes consume. */
-export const PIPE_QUEUE = 'pipe-messages';
 
 /** BullMQ job name of every job on PIPE_QUEUE. */
 export const PIPE_JOB_NAME = 'pipe-message';
@@ -124,5 +124,4 @@ export async function createPipeQueue(config: Config, bounded = true): Promise<P
   };
 }
 
-/** The Redis key BullMQ keeps a job's hash under (used to tell whether a job was stored). */
-export const pipeJobKey = (prefix: string, msgId: string): string => `${prefix}:${PIPE_QUEUE}:${msgId}`;
+export { PIPE_QUEUE, pipeJobKey };

@@ -17,6 +17,7 @@ import { noteWait } from '../domain/deliveries/wait-notes.js';
 import { DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
+import { messageBucketKey, messageReservationKey } from '../redis/keys.js';
 import type { BotRecord } from '../store/index.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
@@ -82,9 +83,7 @@ export function messageLimit(bot: BotRecord) {
   };
 }
 
-export const messageBucketKey = (prefix: string, botId: string): string => `${prefix}:rl:msg:${botId}`;
-/** Where a message refused by its bot's bucket records the tokens it reserved (token-bucket.lua). */
-export const messageReservationKey = (prefix: string, msgId: string): string => `${prefix}:rl:paid:${msgId}`;
+export { messageBucketKey, messageReservationKey };
 
 /**
  * Whether this job ran before without spending an attempt: it stalled (its worker died), or was

@@ -5,6 +5,9 @@ import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../config/defaults.js';
 import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../ratelimit/redis-errors.js';
+import { relayAnswerKey, sentLogKey } from '../redis/keys.js';
+
+export { relayAnswerKey, sentLogKey };
 
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
 export const SENT_LOG_BATCH = 500;
@@ -35,14 +38,6 @@ export const SENT_LOG_CLOSE_DRAIN_MS = 1_000;
 
 const GROUP = 'recorders';
 
-/** The Redis stream of sent outcomes not yet written to the store. */
-export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent-log`;
-/**
- * A relay's 2xx answer to one message, kept until its job is completed (drop-inputs.lua deletes
- * it then): a run of the same job after its worker died reads it instead of posting again.
- */
-export const relayAnswerKey = (prefix: string, msgId: string): string =>
-  `${prefix}:deliveries:relayed:${msgId}`;
 /**
  * How long a relay's answer is kept when its job never completes, in ms (7 days, as long as the
  * queue keeps a failed job): a completed job's is deleted at once.

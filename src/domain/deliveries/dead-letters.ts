@@ -1,5 +1,6 @@
 import { HeraldError, NotFoundError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import type { DeliveryRecord, Page, PageRequest } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 
@@ -44,7 +45,7 @@ export function listDeadDeliveries(
 
 /** The Redis lock on one message's delivery record, held by replay and by dead-job recording. */
 export const deliveryLockKey = (deps: Deps, msgId: string): string =>
-  `${deps.config.redisPrefix}:lock:delivery:${msgId}`;
+  lockKey(deps.config.redisPrefix, 'delivery', msgId);
 
 /** Puts a job back on the pipe queue under its msg_id (removing the failed one first). */
 export type Requeue = (msgId: string, job: Readonly<Record<string, unknown>>) => Promise<void>;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { waitNoteKey } from '../../redis/keys.js';
 
 /**
  * A message's current wait (a rate limit, or the backoff before a retry), noted in Redis by the
@@ -23,7 +24,7 @@ export interface WaitNote {
 /** How long a note outlives its wait, in ms: only while the wait lasts is it read at all. */
 const NOTE_MARGIN_MS = 5_000;
 
-export const waitNoteKey = (prefix: string, msgId: string): string => `${prefix}:deliveries:waiting:${msgId}`;
+export { waitNoteKey };
 
 /** Notes `msgId`'s wait; resolves once Redis holds it. */
 export async function noteWait(

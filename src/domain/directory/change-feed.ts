@@ -1,13 +1,14 @@
 import type { Config } from '../../config/index.js';
 import { createRedis } from '../../redis/clients.js';
+import { directoryChangeChannel, directoryFeedName } from '../../redis/keys.js';
 import type { Deps } from '../deps.js';
 import type { DirectoryChange, DirectoryChangeKind, LocalChanges } from '../local-changes.js';
 
 /*
  * Change notifications for the records other processes cache: the directory, and also templates
  * and bots, which workers read for every pipe message too. These records change rarely, so other
- * processes cache them; every write publishes one message on
- * `${prefix}:directory-changed` so those caches can drop the entry. Redis pub/sub is
+ * processes cache them; every write publishes one message on the directoryChangeChannel so
+ * those caches can drop the entry. Redis pub/sub is
  * fire-and-forget: a subscriber that was disconnected misses messages, so subscribers get
  * `onResync` after every reconnect (drop everything), and caches should keep a TTL as well.
  */
@@ -27,7 +28,7 @@ export const PUBLISH_RETRY_MS = 250;
 export const PUBLISH_RETRY_FOR_MS = DIRECTORY_CACHE_FRESH_MS;
 
 /** The pub/sub channel name. */
-export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;
+export { directoryChangeChannel };
 
 /**
  * Publishes one change. The write it reports has already happened, so a Redis failure here is
@@ -121,7 +122,7 @@ export async function subscribeDirectoryChanges(
 ): Promise<DirectorySubscription> {
   const channel = directoryChangeChannel(config.redisPrefix);
   // Named, so that an operator (or a test) can find it in CLIENT LIST.
-  const sub = createRedis(config, 'subscriber', { connectionName: `${config.redisPrefix}:directory-feed` });
+  const sub = createRedis(config, 'subscriber', { connectionName: directoryFeedName(config.redisPrefix) });
   sub.on('error', (err: Error) => options.onError?.(err));
   sub.on('close', () => options.onDisconnect?.());
   let readyOnce = false;

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import {
   type ChannelChanges,
   type ChannelRecord,
@@ -38,7 +39,7 @@ export interface NewChannelInput extends ChannelInput {
   readonly name: string;
 }
 
-const channelLock = (deps: Deps, id: string) => `${deps.config.redisPrefix}:lock:channel:${id}`;
+const channelLock = (deps: Deps, id: string) => lockKey(deps.config.redisPrefix, 'channel', id);
 
 /** The channel, or null. */
 export function getChannel(deps: Deps, id: string): Promise<ChannelRecord | null> {

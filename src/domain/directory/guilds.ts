@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import {
   type BotRecord,
   DuplicateRecordError,
@@ -57,7 +58,7 @@ export interface NewGuildInput extends GuildInput {
   readonly everyone_permissions?: number;
 }
 
-const guildLock = (deps: Deps, id: string) => `${deps.config.redisPrefix}:lock:guild:${id}`;
+const guildLock = (deps: Deps, id: string) => lockKey(deps.config.redisPrefix, 'guild', id);
 
 /** The guild, or null. */
 export function getGuild(deps: Deps, id: string): Promise<GuildRecord | null> {

@@ -1,5 +1,6 @@
 import { HeraldError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import {
   DuplicateRecordError,
   EVERYONE_ROLE_ID,
@@ -20,7 +21,7 @@ export interface MemberInput {
 }
 
 const memberLock = (deps: Deps, guildId: string, userId: string) =>
-  `${deps.config.redisPrefix}:lock:member:${guildId}:${userId}`;
+  lockKey(deps.config.redisPrefix, 'member', guildId, userId);
 
 /** The membership, or null when the user is not a member of the guild. */
 export function getMember(deps: Deps, guildId: string, userId: string): Promise<MemberRecord | null> {

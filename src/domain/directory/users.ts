@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import type { UserChanges, UserRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { publishDirectoryChange } from './change-feed.js';
@@ -27,7 +28,7 @@ export function getUsers(deps: Deps, ids: readonly string[]): Promise<UserRecord
  * may be changed too; its `bot` flag never changes here.
  */
 export async function upsertUser(deps: Deps, id: string, changes: UserChanges): Promise<UserRecord> {
-  const key = `${deps.config.redisPrefix}:lock:user:${id}`;
+  const key = lockKey(deps.config.redisPrefix, 'user', id);
   const user = await withRecordLock(deps.redis, key, () => deps.store.users.upsert(id, changes, deps.now()));
   await publishDirectoryChange(deps, { kind: 'user', id });
   return user;

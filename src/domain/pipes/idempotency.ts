@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { pipeIdempotencyKey } from '../../redis/keys.js';
 
 /*
  * Idempotency-Key for send-pipemsg (Herald's addition: senders retry on timeouts).
@@ -53,7 +54,7 @@ export const sha256Hex = (text: string): string => createHash('sha256').update(t
 
 /** The Redis key of one Idempotency-Key of one pipe (the key itself is hashed: any length). */
 export const idempotencyRedisKey = (prefix: string, pipeId: string, key: string): string =>
-  `${prefix}:pipe-idem:${pipeId}:${sha256Hex(key)}`;
+  pipeIdempotencyKey(prefix, pipeId, sha256Hex(key));
 
 export type ClaimOutcome = 'claimed' | 'duplicate' | 'conflict' | 'in_progress';
 

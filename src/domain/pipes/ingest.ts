@@ -5,6 +5,7 @@ import { bodyInput } from '../../queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
+import { pipeBucketKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
 import {
   acceptClaim,
@@ -43,7 +44,7 @@ export function takePipeBudget(
   bucket = 'send',
 ): BucketResult | Promise<BucketResult> {
   return deps.pipeRuntime.budgets.take(
-    `${deps.config.redisPrefix}:rl:pipe:${pipe.id}:${bucket}`,
+    pipeBucketKey(deps.config.redisPrefix, pipe.id, bucket),
     pipe.rate_limit,
   );
 }

@@ -2,6 +2,7 @@ import { HeraldError } from '../../errors/index.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import { createRedis } from '../../redis/clients.js';
+import { pipesChangedChannel } from '../../redis/keys.js';
 import type { PipeRecord, Store } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
@@ -32,7 +33,7 @@ export interface CachedPipe {
  * space and the publishing process's origin (LocalChanges.origin); older publishers sent the id
  * alone.
  */
-export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-changed`;
+export { pipesChangedChannel };
 
 /** A pipes-changed message: the pipe, and who published it (undefined from older publishers). */
 export function parsePipeChange(text: string): { id: string; origin: string | undefined } {

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey as recordLockKey } from '../../redis/keys.js';
 import {
   type BotRecord,
   newNumericId,
@@ -58,7 +59,7 @@ export function pipeView(deps: PipeDeps, pipe: PipeRecord): PipeView {
 const callbackUrl = (deps: PipeDeps, token: string): string =>
   `${deps.config.publicUrl}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(token)}`;
 
-const lockKey = (deps: PipeDeps, id: string): string => `${deps.config.redisPrefix}:lock:pipe:${id}`;
+const lockKey = (deps: PipeDeps, id: string): string => recordLockKey(deps.config.redisPrefix, 'pipe', id);
 
 /** A pipe's channel is a text channel of a guild its bot has joined; answers the guild id. */
 async function checkChannel(deps: PipeDeps, bot: BotRecord, channelId: string): Promise<string> {

@@ -1,5 +1,6 @@
 import { HeraldError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
+import { lockKey } from '../../redis/keys.js';
 import type { BotRecord, TemplateChanges, TemplateRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { publishDirectoryChange } from '../directory/change-feed.js';
@@ -13,7 +14,7 @@ import { TemplateNotFoundError, TemplateUnavailableError } from './errors.js';
 
 /** Lock of one template's writes (FerretDB v1 updates are not atomic; see withRecordLock). */
 export const templateLockKey = (deps: Deps, id: string): string =>
-  `${deps.config.redisPrefix}:lock:template:${id}`;
+  lockKey(deps.config.redisPrefix, 'template', id);
 
 /** The bot's live template, or TemplateNotFoundError (also for another bot's id). */
 export async function getTemplate(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {

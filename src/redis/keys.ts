@@ -1,0 +1,55 @@
+/*
+ * Every Redis key and pub/sub channel Herald names, in one place: `prefix` is REDIS_PREFIX.
+ * BullMQ names its own keys under `${prefix}:${PIPE_QUEUE}:`; pipeJobKey is the one Herald reads.
+ */
+
+/** The BullMQ queue of pipe messages. */
+export const PIPE_QUEUE = 'pipe-messages';
+
+/** What a per-record lock guards (locks/record-lock.ts). */
+export type LockKind =
+  | 'bot'
+  | 'pipe'
+  | 'template'
+  | 'intimacy'
+  | 'user'
+  | 'guild'
+  | 'channel'
+  | 'member'
+  | 'delivery';
+
+/** The lock on one record; a record named by two ids (an intimacy, a member) passes both. */
+export const lockKey = (prefix: string, kind: LockKind, ...ids: readonly string[]): string =>
+  `${prefix}:lock:${kind}:${ids.join(':')}`;
+
+/** A bot's REST budget on one route group. */
+export const botRestBucketKey = (prefix: string, botId: string, bucket: string): string =>
+  `${prefix}:rl:bot:${botId}:${bucket}`;
+/** A pipe's inbound budget. */
+export const pipeBucketKey = (prefix: string, pipeId: string, bucket: string): string =>
+  `${prefix}:rl:pipe:${pipeId}:${bucket}`;
+/** A bot's message budget (deliveries). */
+export const messageBucketKey = (prefix: string, botId: string): string => `${prefix}:rl:msg:${botId}`;
+/** Where a message refused by its bot's bucket records the tokens it reserved (token-bucket.lua). */
+export const messageReservationKey = (prefix: string, msgId: string): string => `${prefix}:rl:paid:${msgId}`;
+
+/** One Idempotency-Key of one pipe, by the key's SHA-256 (the key itself may be any length). */
+export const pipeIdempotencyKey = (prefix: string, pipeId: string, keyHash: string): string =>
+  `${prefix}:pipe-idem:${pipeId}:${keyHash}`;
+/** The hash BullMQ keeps a pipe message's job in (to tell whether a job was stored). */
+export const pipeJobKey = (prefix: string, msgId: string): string => `${prefix}:${PIPE_QUEUE}:${msgId}`;
+
+/** The stream of sent outcomes not yet written to the store (workers/sent-log.ts). */
+export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent-log`;
+/** A relay's answer to a message, kept until its job completes (a re-run after a crash reads it). */
+export const relayAnswerKey = (prefix: string, msgId: string): string =>
+  `${prefix}:deliveries:relayed:${msgId}`;
+/** A message's current wait (rate limit or retry backoff), shown before its record lands. */
+export const waitNoteKey = (prefix: string, msgId: string): string => `${prefix}:deliveries:waiting:${msgId}`;
+
+/** Pub/sub: every change of a pipe. */
+export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-changed`;
+/** Pub/sub: every change of the directory, a template or a bot. */
+export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;
+/** The connection name of a process's directory feed subscriber (CLIENT LIST). */
+export const directoryFeedName = (prefix: string): string => `${prefix}:directory-feed`;
