@@ -286,6 +286,74 @@ export const CATALOGUE = {
 
 export type ErrorKey = keyof typeof CATALOGUE;
 
+/** A delivery failure's reason: the catalogue entry it is recorded with, and whether a retry may cure it. */
+export interface ReasonDef {
+  readonly key: ErrorKey;
+  readonly retryable: boolean;
+}
+
+const reason = (key: ErrorKey, retryable: boolean): ReasonDef => ({ key, retryable });
+
+/**
+ * Reason codes recorded on a failed (or retried) pipe message: stable strings, listed in
+ * docs/delivery.md. A render failure records the render error's own catalogue key as its reason
+ * (TEMPLATE_COMPILE, TEMPLATE_RENDER, TEMPLATE_LIMIT, TEMPLATE_FEATURE_UNAVAILABLE, CARD_SYNTAX,
+ * CARD_INVALID, MESSAGE_TOO_LONG), with its numeric code and where in `detail`: line, column
+ * and excerpt (of the template, or for CARD_SYNTAX and CARD_INVALID of the rendered card text);
+ * for CARD_INVALID also the path of the offending value and the rule it breaks. Such keys are not
+ * listed here: an error of status 4xx is never retried, and one of 5xx is.
+ */
+export const DELIVERY_REASONS = {
+  /** The pipe was disabled after the message was accepted. */
+  PIPE_DISABLED: reason('DELIVERY_PIPE_UNAVAILABLE', false),
+  /** The pipe was deleted after the message was accepted. */
+  PIPE_DELETED: reason('DELIVERY_PIPE_UNAVAILABLE', false),
+  /** The bot was disabled or deleted after acceptance. */
+  BOT_UNAVAILABLE: reason('DELIVERY_BOT_UNAVAILABLE', false),
+  /** The pipe's template was deleted. */
+  TEMPLATE_DELETED: reason('TEMPLATE_DELETED', false),
+  /** The pipe's template is banned. */
+  TEMPLATE_BANNED: reason('TEMPLATE_BANNED', false),
+  /** The target channel no longer exists. */
+  CHANNEL_NOT_FOUND: reason('DELIVERY_TARGET_INVALID', false),
+  /** The target is not a text channel of the pipe's server. */
+  CHANNEL_NOT_TEXT: reason('DELIVERY_TARGET_INVALID', false),
+  /** The bot lacks view-channel in the target channel. */
+  NO_VIEW_PERMISSION: reason('DELIVERY_NO_PERMISSION', false),
+  /** The bot lacks send-messages in the target channel. */
+  NO_SEND_PERMISSION: reason('DELIVERY_NO_PERMISSION', false),
+  /** The temporary message's target user is not a member of the server. */
+  TEMP_TARGET_NOT_MEMBER: reason('DELIVERY_TEMP_TARGET_INVALID', false),
+  /** A pipe without template got input that is not message text. */
+  INPUT_INVALID: reason('DELIVERY_INPUT_INVALID', false),
+  /** The bot's sink is relay but it has no relay URL or token. */
+  RELAY_NOT_CONFIGURED: reason('DELIVERY_UPSTREAM_REJECTED', false),
+  /** The relay target answered a 4xx other than 429. */
+  UPSTREAM_REJECTED: reason('DELIVERY_UPSTREAM_REJECTED', false),
+  /**
+   * The relay target still answered 429 RELAY_RATE_LIMIT_PATIENCE_MS after the message was
+   * queued (429s spend no attempt; this bounds them).
+   */
+  UPSTREAM_RATE_LIMITED: reason('DELIVERY_UPSTREAM_RATE_LIMITED', false),
+  /** The relay target answered 5xx (retried until the attempts ran out). */
+  UPSTREAM_UNAVAILABLE: reason('DELIVERY_UPSTREAM_UNAVAILABLE', true),
+  /** The relay target did not answer within RELAY_TIMEOUT_MS (retried). */
+  UPSTREAM_TIMEOUT: reason('DELIVERY_UPSTREAM_UNAVAILABLE', true),
+  /** The relay target refused or dropped the connection (retried). */
+  UPSTREAM_UNREACHABLE: reason('DELIVERY_UPSTREAM_UNAVAILABLE', true),
+  /** The database or Redis did not answer (retried). */
+  DEPENDENCY_DOWN: reason('DEPENDENCY_DOWN', true),
+  /** Worker processes died while holding the message more than MAX_STALLED_COUNT times. */
+  STALLED: reason('DELIVERY_STALLED', false),
+  /**
+   * An unexpected error (a bug); retried, then recorded with a generic message and an error id
+   * (the error itself is in the worker's log under that id).
+   */
+  INTERNAL: reason('DELIVERY_INTERNAL', true),
+} as const satisfies Record<string, ReasonDef>;
+
+export type ReasonCode = keyof typeof DELIVERY_REASONS;
+
 /** The success message every successful envelope carries. */
 export const SUCCESS_MESSAGE: Readonly<Record<Lang, string>> = { 'zh-CN': '操作成功', 'en-US': 'Success' };
 

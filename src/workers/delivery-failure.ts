@@ -1,8 +1,4 @@
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
+import { DeliveryError, type ErrorParams, type ReasonCode } from '../errors/index.js';
 
-/** A permanent delivery failure with its reason code (DeliveryFailedError, shorter). */
-export const fail = (
-  reason: string,
-  key: ConstructorParameters<typeof DeliveryFailedError>[1],
-  params = {},
-) => new DeliveryFailedError(reason, key, params);
+/** A delivery failure with its reason code (new DeliveryError, shorter). */
+export const fail = (reason: ReasonCode, params: ErrorParams = {}) => new DeliveryError(reason, params);

@@ -24,14 +24,13 @@ export interface Checked {
   readonly cost: number;
 }
 
-/** Steps 1-2: load and check. Throws DeliveryFailedError for good. */
+/** Steps 1-2: load and check. Throws DeliveryError for good. */
 export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
   const { caches } = ctx;
   const [pipe, bot] = await Promise.all([caches.pipes.get(data.pipe_id), caches.bots.get(data.bot_id)]);
-  if (!pipe || pipe.bot_id !== data.bot_id)
-    throw fail(REASON.PIPE_DELETED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
-  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, 'DELIVERY_PIPE_UNAVAILABLE', { pipe_id: data.pipe_id });
-  if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, 'DELIVERY_BOT_UNAVAILABLE', { bot_id: data.bot_id });
+  if (!pipe || pipe.bot_id !== data.bot_id) throw fail(REASON.PIPE_DELETED, { pipe_id: data.pipe_id });
+  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, { pipe_id: data.pipe_id });
+  if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, { bot_id: data.bot_id });
 
   const templateId = data.template_id;
   const templatePromise = templateId
@@ -40,7 +39,7 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
         .then((t) => templateForSend(t, templateId))
         .catch((err: unknown) => {
           if (err instanceof TemplateNotFoundError) {
-            throw fail(REASON.TEMPLATE_DELETED, 'TEMPLATE_DELETED', { id: data.template_id as string });
+            throw fail(REASON.TEMPLATE_DELETED, { id: data.template_id as string });
           }
           throw err;
         })
@@ -48,31 +47,31 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
   const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
 
   const where = { channel_id: data.channel_id };
-  if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, where);
   if (channel.guild_id !== pipe.guild_id || !isTextChannel(channel)) {
-    throw fail(REASON.CHANNEL_NOT_TEXT, 'DELIVERY_TARGET_INVALID', where);
+    throw fail(REASON.CHANNEL_NOT_TEXT, where);
   }
   const [guild, botMember, targetMember] = await Promise.all([
     caches.guilds.get(channel.guild_id),
     caches.member(channel.guild_id, bot.user_id),
     data.temp_target_id ? caches.member(channel.guild_id, data.temp_target_id) : Promise.resolve(null),
   ]);
-  if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, 'DELIVERY_TARGET_INVALID', where);
+  if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, where);
   const permissions = effectivePermissions({ guild, member: botMember, channel, userId: bot.user_id });
   if (!hasPermission(permissions, PERMISSION.VIEW_CHANNELS)) {
-    throw fail(REASON.NO_VIEW_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+    throw fail(REASON.NO_VIEW_PERMISSION, {
       ...where,
       permission: 'view channels',
     });
   }
   if (!hasPermission(permissions, PERMISSION.SEND_MESSAGES)) {
-    throw fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+    throw fail(REASON.NO_SEND_PERMISSION, {
       ...where,
       permission: 'send messages',
     });
   }
   if (data.temp_target_id && !targetMember && guild.user_id !== data.temp_target_id) {
-    throw fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', {
+    throw fail(REASON.TEMP_TARGET_NOT_MEMBER, {
       user_id: data.temp_target_id,
     });
   }

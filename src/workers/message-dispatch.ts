@@ -12,6 +12,7 @@ export const dispatch = (ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage
   timed(
     (outcome, seconds) => ctx.metrics.dispatchDuration.observe({ sink: bot.sink, outcome }, seconds),
     () => dispatchMessage(ctx, bot, m),
+    (result) => (result.kind === 'sent' ? 'ok' : 'error'),
   );
 
 async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingMessage): Promise<SinkResult> {
@@ -19,7 +20,7 @@ async function dispatchMessage(ctx: ProcessContext, bot: BotRecord, m: OutgoingM
   if (bot.sink !== 'relay') return storeMessage(deps, m);
   const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
   if (bot.relay_url === '' || token === '') {
-    throw fail(REASON.RELAY_NOT_CONFIGURED, 'DELIVERY_UPSTREAM_REJECTED', {
+    throw fail(REASON.RELAY_NOT_CONFIGURED, {
       status: 0,
       upstream_code: 0,
       detail: 'the bot has no relay_url or upstream_token',

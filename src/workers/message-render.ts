@@ -56,7 +56,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
     content = out.content;
   } else {
     if (typeof data.input !== 'string') {
-      throw fail(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', { detail: 'content must be a string' });
+      throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
     }
     type = data.type ?? 9;
     if (type === 10) {

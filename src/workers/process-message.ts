@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../config/defaults.js';
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { UpstreamRateLimitedError } from '../domain/deliveries/errors/upstream-rate-limited-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
 import {
   asDeliveryFailure,
@@ -14,7 +12,7 @@ import {
   type SentOutcome,
 } from '../domain/deliveries/records.js';
 import { noteWait } from '../domain/deliveries/wait-notes.js';
-import { DependencyError, HeraldError } from '../errors/index.js';
+import { DeliveryError, DependencyError, HeraldError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../redis/keys.js';
@@ -25,7 +23,6 @@ import { check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
 import { render } from './message-render.js';
 import type { ProcessContext } from './process-context.js';
-import type { SinkResult } from './sinks/types.js';
 import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
@@ -146,9 +143,9 @@ function countSent(ctx: ProcessContext, job: Job<PipeJob>, sink: string, sentAt:
   ctx.metrics.acceptToSent.observe(Math.max(0, sentAt - since) / 1000);
 }
 
-/** A failure that retrying cannot fix: a typed delivery failure or any 4xx-class Herald error. */
+/** A failure that retrying cannot fix: a delivery error whose reason is not retryable, or a 4xx. */
 const isPermanent = (err: unknown): boolean =>
-  err instanceof DeliveryFailedError || (err instanceof HeraldError && err.status < 500);
+  err instanceof DeliveryError ? !err.retryable : err instanceof HeraldError && err.status < 500;
 
 /**
  * One pipe message, start to end. Job control is by error type only:
@@ -208,7 +205,7 @@ export async function processPipeJob(
     // replayed) fails the message for good instead.
     const patienceMs = deps.config.relayRateLimitPatienceMs;
     if (source === 'upstream' && at - job.timestamp > patienceMs) {
-      throw fail(REASON.UPSTREAM_RATE_LIMITED, 'DELIVERY_UPSTREAM_RATE_LIMITED', {
+      throw fail(REASON.UPSTREAM_RATE_LIMITED, {
         patience_s: patienceMs / 1000,
       });
     }
@@ -283,14 +280,9 @@ export async function processPipeJob(
     notPermissionsMention = prepared.notPermissionsMention;
     await sendTurn(bucketKey, checked.cost, mayHold);
     const message = { ...prepared.message, create_at: deps.now() };
-    let result: SinkResult;
     relaySaw = checked.bot.sink === 'relay';
-    try {
-      result = await dispatch(ctx, checked.bot, message);
-    } catch (err) {
-      if (err instanceof UpstreamRateLimitedError) await delay(err.waitMs, 'upstream');
-      throw err;
-    }
+    const result = await dispatch(ctx, checked.bot, message);
+    if (result.kind === 'rate_limited') return await delay(result.waitMs, 'upstream');
     // The store sink took the message when it was handed over (its timeline's create_at): the
     // moment its budget was held for, whatever the insert's own latency.
     const sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;

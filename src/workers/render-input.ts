@@ -1,5 +1,5 @@
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
 import { REASON } from '../domain/deliveries/reasons.js';
+import { DeliveryError } from '../errors/index.js';
 import { type InputEncoding, inputText } from '../queue/job-input.js';
 import {
   type CompiledTemplate,
@@ -26,7 +26,7 @@ export function renderPipeInput(
   try {
     text = inputText(jobInput.input, jobInput.inputEncoding);
   } catch {
-    throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+    throw new DeliveryError(REASON.INPUT_INVALID, {
       detail: 'the job input could not be decoded',
     });
   }
@@ -34,7 +34,7 @@ export function renderPipeInput(
   try {
     input = parseJsonData(text);
   } catch {
-    throw new DeliveryFailedError(REASON.INPUT_INVALID, 'DELIVERY_INPUT_INVALID', {
+    throw new DeliveryError(REASON.INPUT_INVALID, {
       detail: 'the template input is not JSON',
     });
   }

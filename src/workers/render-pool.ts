@@ -1,18 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { HeraldError } from '../errors/index.js';
+import { revive } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 import type { InputEncoding } from '../queue/job-input.js';
 import { TemplateLimitError } from '../render/errors/template-limit-error.js';
 import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../render/index.js';
 import { renderPipeInput } from './render-input.js';
-import {
-  type RenderRequest,
-  type RenderResponse,
-  type SerializedError,
-  THREAD_READY,
-  type ThreadData,
-} from './render-protocol.js';
+import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
 import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
@@ -66,14 +59,6 @@ interface Slot {
   /** Its thread failed before it could render: not replaced (a new one would fail alike). */
   dead: boolean;
   readonly pending: Map<number, Pending>;
-}
-
-function revive(e: SerializedError): Error {
-  if (e.kind === 'error') return new Error(e.message);
-  const options = e.data ? { data: e.data } : {};
-  return e.reason === undefined
-    ? new HeraldError(e.key, e.params, options)
-    : new DeliveryFailedError(e.reason, e.key, e.params, options);
 }
 
 // In the source tree (tests, `node --import tsx`) the thread is TypeScript and needs tsx's loader;

@@ -1,4 +1,4 @@
-import type { ErrorKey, ErrorParams } from '../errors/index.js';
+import type { SerializedError } from '../errors/index.js';
 import type { InputEncoding } from '../queue/job-input.js';
 import type { PlatformContext } from '../render/index.js';
 
@@ -17,20 +17,7 @@ export interface RenderRequest {
   readonly now: number;
 }
 
-/**
- * An error crossing threads: Herald errors keep their catalogue key, parameters and data, and a
- * delivery failure its reason as well.
- */
-export type SerializedError =
-  | {
-      readonly kind: 'herald';
-      readonly key: ErrorKey;
-      readonly params: ErrorParams;
-      readonly data: Readonly<Record<string, unknown>> | null;
-      /** Set for a DeliveryFailedError. */
-      readonly reason?: string;
-    }
-  | { readonly kind: 'error'; readonly message: string };
+export type { SerializedError };
 
 export type RenderResponse =
   | { readonly id: number; readonly ok: true; readonly type: 9 | 10; readonly content: string }

@@ -4,34 +4,14 @@
  * plain data (template source, input text, platform context) and answers plain data.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { DeliveryFailedError } from '../domain/deliveries/errors/delivery-failed-error.js';
-import { HeraldError } from '../errors/index.js';
+import { serialize } from '../errors/index.js';
 import { CompiledTemplates } from './compiled-templates.js';
 import { renderPipeInput } from './render-input.js';
-import {
-  type RenderRequest,
-  type RenderResponse,
-  type SerializedError,
-  THREAD_READY,
-  type ThreadData,
-} from './render-protocol.js';
+import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
 
 const compiled = new CompiledTemplates();
 /** The id of the render under way, 0 when idle (see ThreadData). */
 const running = new Int32Array((workerData as ThreadData).running);
-
-function serialize(err: unknown): SerializedError {
-  if (err instanceof HeraldError) {
-    return {
-      kind: 'herald',
-      key: err.key,
-      params: { ...err.params },
-      data: err.data ? { ...err.data } : null,
-      ...(err instanceof DeliveryFailedError ? { reason: err.reason } : {}),
-    };
-  }
-  return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
-}
 
 function handle(req: RenderRequest): RenderResponse {
   try {

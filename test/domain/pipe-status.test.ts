@@ -349,7 +349,7 @@ describe('pipeMessageStatus never tears: a terminal status comes with its detail
   it('a job that fails during the read: queued before, failed with reason and code after, never a bare failed', async () => {
     const msgId = `tear-failed-${Date.now()}`;
     const taken = await running(msgId);
-    const failure = fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', {
+    const failure = fail(REASON.NO_SEND_PERMISSION, {
       channel_id: 'chan-1',
       permission: 'send messages',
     });
@@ -371,7 +371,7 @@ describe('pipeMessageStatus never tears: a terminal status comes with its detail
   it('a record read from before the job failed is read again: failed with the record written meanwhile', async () => {
     const msgId = `tear-record-${Date.now()}`;
     const taken = await running(msgId);
-    const failure = fail(REASON.TEMP_TARGET_NOT_MEMBER, 'DELIVERY_TEMP_TARGET_INVALID', { user_id: 'u-9' });
+    const failure = fail(REASON.TEMP_TARGET_NOT_MEMBER, { user_id: 'u-9' });
     // The record read answers (nothing yet) before the worker writes the record and fails the
     // job; only then does the read of the job leave.
     let recordRead!: () => void;

@@ -563,7 +563,7 @@ describe('dead jobs without a failed record', () => {
     const job = await failedJob(side, content);
     const { msg_id, bot_id, pipe_id, channel_id } = job.data;
     const ids = { msg_id, bot_id, pipe_id, channel_id };
-    const cause = fail(REASON.NO_SEND_PERMISSION, 'DELIVERY_NO_PERMISSION', { permission: 'send messages' });
+    const cause = fail(REASON.NO_SEND_PERMISSION, { permission: 'send messages' });
     await markFailed(workerRes, ids, cause, 3, { ...job.data });
     // What replayDelivery writes first, before it swaps the jobs.
     await workerRes.store.deliveries.save(

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeliveryFailedError } from '../../src/domain/deliveries/errors/delivery-failed-error.js';
-import { HeraldError } from '../../src/errors/index.js';
+import { DeliveryError, HeraldError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { bodyInput } from '../../src/queue/job-input.js';
 import { compileTemplate } from '../../src/render/index.js';
@@ -82,9 +81,9 @@ describe('render pool', () => {
     };
     for (const p of [pool(1), pool(0)]) {
       const err = await errorOf(p.render(corrupt));
-      expect(err).toBeInstanceOf(DeliveryFailedError);
-      expect((err as DeliveryFailedError).reason).toBe('INPUT_INVALID');
-      expect((err as DeliveryFailedError).params).toMatchObject({
+      expect(err).toBeInstanceOf(DeliveryError);
+      expect((err as DeliveryError).reason).toBe('INPUT_INVALID');
+      expect((err as DeliveryError).params).toMatchObject({
         detail: 'the job input could not be decoded',
       });
     }
@@ -115,8 +114,8 @@ describe('render pool', () => {
 
   it('answers input that is not JSON as a permanent INPUT_INVALID failure', async () => {
     const err = await errorOf(pool(1).render(task('{{ data }}', '{"broken"')));
-    expect(err).toBeInstanceOf(DeliveryFailedError);
-    expect((err as DeliveryFailedError).reason).toBe('INPUT_INVALID');
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as DeliveryError).reason).toBe('INPUT_INVALID');
   });
 
   it('stops a render past the hard limit, replaces the thread, and goes on', async () => {

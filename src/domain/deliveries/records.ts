@@ -1,8 +1,6 @@
-import { HeraldError, newErrorId } from '../../errors/index.js';
+import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
 import type { DeliveryChanges, DeliveryRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
-import { DeliveryFailedError } from './errors/delivery-failed-error.js';
-import { DeliveryRetryError } from './errors/delivery-retry-error.js';
 import { REASON } from './reasons.js';
 
 /**
@@ -92,7 +90,7 @@ export interface RecordedFailure {
  * shows the record to pipe senders).
  */
 export function describeFailure(err: HeraldError): RecordedFailure {
-  if (err instanceof DeliveryFailedError || err instanceof DeliveryRetryError) {
+  if (err instanceof DeliveryError) {
     return {
       reason: err.reason,
       code: err.code,
@@ -110,11 +108,10 @@ export function describeFailure(err: HeraldError): RecordedFailure {
  * a generic message and an error id instead of the error's text. The caller logs the error
  * (message and stack) under the same id, `data.error_id`.
  */
-export function internalFailure(err: unknown): DeliveryRetryError {
+export function internalFailure(err: unknown): DeliveryError {
   const errorId = newErrorId();
-  return new DeliveryRetryError(
+  return new DeliveryError(
     REASON.INTERNAL,
-    'DELIVERY_INTERNAL',
     { error_id: errorId },
     { cause: err, data: { error_id: errorId } },
   );

@@ -1,7 +1,5 @@
-import { DeliveryFailedError } from '../../domain/deliveries/errors/delivery-failed-error.js';
-import { DeliveryRetryError } from '../../domain/deliveries/errors/delivery-retry-error.js';
-import { UpstreamRateLimitedError } from '../../domain/deliveries/errors/upstream-rate-limited-error.js';
 import { REASON } from '../../domain/deliveries/reasons.js';
+import { DeliveryError } from '../../errors/index.js';
 import { HttpTimeoutError, type PostResult, postJson } from './http-post.js';
 import type { OutgoingMessage, SinkResult } from './types.js';
 
@@ -50,9 +48,9 @@ export function rateLimitWaitMs(headers: PostResult['headers'], now: number): nu
 /**
  * POSTs the message to `${url}/api/v3/message/create` as the platform's own API takes it, with
  * nonce = msg_id so that a retried or re-run message is recognisable upstream.
- * 2xx: sent (upstream msg id kept); 429: UpstreamRateLimitedError (wait, no attempt used);
+ * 2xx: sent (upstream msg id kept); 429: rate_limited (wait, no attempt used);
  * 5xx, no answer within `options.timeoutMs` (RELAY_TIMEOUT_MS), connection error:
- * DeliveryRetryError; any other answer: DeliveryFailedError.
+ * DeliveryError; any other answer: DeliveryError.
  */
 export async function relayMessage(
   target: RelayTarget,
@@ -78,16 +76,15 @@ export async function relayMessage(
     );
   } catch (err) {
     if (err instanceof HttpTimeoutError) {
-      throw new DeliveryRetryError(REASON.UPSTREAM_TIMEOUT, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
+      throw new DeliveryError(REASON.UPSTREAM_TIMEOUT, {
         detail: `no answer within ${timeoutMs} ms`,
       });
     }
     // The record names the system error's code only: its message names the relay's address,
     // and pipemsg-status shows the record to pipe senders. The worker logs the cause.
     const code = (err as NodeJS.ErrnoException).code;
-    throw new DeliveryRetryError(
+    throw new DeliveryError(
       REASON.UPSTREAM_UNREACHABLE,
-      'DELIVERY_UPSTREAM_UNAVAILABLE',
       { detail: `connection failed (${typeof code === 'string' ? code : 'network error'})` },
       { cause: err },
     );
@@ -101,20 +98,22 @@ export async function relayMessage(
     // Not JSON: judged by the status alone.
   }
   const upstreamMessage = String(envelope.message ?? res.text).slice(0, MAX_UPSTREAM_MESSAGE);
-  if (res.status === 429) throw new UpstreamRateLimitedError(rateLimitWaitMs(res.headers, Date.now()));
+  if (res.status === 429) return { kind: 'rate_limited', waitMs: rateLimitWaitMs(res.headers, Date.now()) };
   if (res.status >= 500) {
-    throw new DeliveryRetryError(REASON.UPSTREAM_UNAVAILABLE, 'DELIVERY_UPSTREAM_UNAVAILABLE', {
+    throw new DeliveryError(REASON.UPSTREAM_UNAVAILABLE, {
       detail: `HTTP ${res.status}: ${upstreamMessage}`,
     });
   }
   const code = typeof envelope.code === 'number' ? envelope.code : 0;
   if (res.status >= 200 && res.status < 300 && code === 0) {
     const id = envelope.data?.msg_id;
-    return { upstream_msg_id: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
+    return {
+      kind: 'sent',
+      upstream_msg_id: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
+    };
   }
-  throw new DeliveryFailedError(
+  throw new DeliveryError(
     REASON.UPSTREAM_REJECTED,
-    'DELIVERY_UPSTREAM_REJECTED',
     { status: res.status, upstream_code: code, detail: upstreamMessage },
     { data: { status: res.status, upstream_code: code, upstream_message: upstreamMessage } },
   );

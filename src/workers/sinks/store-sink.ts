@@ -7,7 +7,7 @@ import type { OutgoingMessage, SinkResult } from './types.js';
  * temp_target_id) are shown to one user only and are not part of the timeline.
  */
 export async function storeMessage(deps: Deps, m: OutgoingMessage): Promise<SinkResult> {
-  if (m.temp_target_id) return { upstream_msg_id: null };
+  if (m.temp_target_id) return { kind: 'sent', upstream_msg_id: null };
   await deps.store.messages.insert({
     id: m.msg_id,
     channel_id: m.channel_id,
@@ -21,5 +21,5 @@ export async function storeMessage(deps: Deps, m: OutgoingMessage): Promise<Sink
     create_at: m.create_at,
     not_permissions_mention: m.not_permissions_mention,
   });
-  return { upstream_msg_id: null };
+  return { kind: 'sent', upstream_msg_id: null };
 }

@@ -22,7 +22,14 @@ export interface OutgoingMessage {
   readonly not_permissions_mention: readonly string[];
 }
 
-export interface SinkResult {
-  /** The id the relay target gave the message; null for the store sink. */
-  readonly upstream_msg_id: string | null;
-}
+/**
+ * What a sink did with a message. A relay's 429 is an answer, not a failure: the message waits
+ * `waitMs` (from the relay's headers) without spending an attempt.
+ */
+export type SinkResult =
+  | {
+      readonly kind: 'sent';
+      /** The id the relay target gave the message; null for the store sink. */
+      readonly upstream_msg_id: string | null;
+    }
+  | { readonly kind: 'rate_limited'; readonly waitMs: number };

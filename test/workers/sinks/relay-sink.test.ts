@@ -1,7 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryRetryError } from '../../../src/domain/deliveries/errors/delivery-retry-error.js';
-import { UpstreamRateLimitedError } from '../../../src/domain/deliveries/errors/upstream-rate-limited-error.js';
+import { DeliveryError } from '../../../src/errors/index.js';
 import { relayMessage } from '../../../src/workers/sinks/relay-sink.js';
 import type { OutgoingMessage } from '../../../src/workers/sinks/types.js';
 
@@ -59,18 +58,18 @@ describe('relay sink', () => {
   it('takes a 2xx whose body is not an envelope (null, a list) as sent, with no upstream id', async () => {
     for (const body of ['null', '[1]', '7']) {
       answer(200, body);
-      expect(await send()).toEqual({ upstream_msg_id: null });
+      expect(await send()).toEqual({ kind: 'sent', upstream_msg_id: null });
     }
     answer(200, '{"code":0,"message":"","data":null}');
-    expect(await send()).toEqual({ upstream_msg_id: null });
+    expect(await send()).toEqual({ kind: 'sent', upstream_msg_id: null });
   });
 
   it("waits as a 429's headers say, however long: X-Rate-Limit-Reset, then Retry-After (seconds or a date)", async () => {
     const waitOf = async (headers: Record<string, string>, body = 'null') => {
       answer(429, body, headers);
-      const err = await failure(send());
-      expect(err).toBeInstanceOf(UpstreamRateLimitedError);
-      return (err as UpstreamRateLimitedError).waitMs;
+      const result = await send();
+      if (result.kind !== 'rate_limited') throw new Error(`expected rate_limited, got ${result.kind}`);
+      return result.waitMs;
     };
     expect(await waitOf({ 'X-Rate-Limit-Reset': '120' })).toBe(120_000);
     expect(await waitOf({ 'X-Rate-Limit-Reset': '0.25', 'Retry-After': '9' })).toBe(250);
@@ -89,12 +88,12 @@ describe('relay sink', () => {
     const port = typeof a === 'object' && a ? a.port : 0;
     await new Promise<void>((r) => closed.close(() => r()));
     const err = await failure(send(`http://127.0.0.1:${port}`));
-    expect(err).toBeInstanceOf(DeliveryRetryError);
-    expect((err as DeliveryRetryError).reason).toBe('UPSTREAM_UNREACHABLE');
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect((err as DeliveryError).reason).toBe('UPSTREAM_UNREACHABLE');
     // The code, not the system error's message with the relay's address in it.
-    expect((err as DeliveryRetryError).message).toBe(
+    expect((err as DeliveryError).message).toBe(
       'The relay target is unavailable: connection failed (ECONNREFUSED)',
     );
-    expect(((err as DeliveryRetryError).cause as Error).message).toContain(`127.0.0.1:${port}`);
+    expect(((err as DeliveryError).cause as Error).message).toContain(`127.0.0.1:${port}`);
   });
 });
