@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { sentLogKey } from '../../src/workers/sent-log.js';
 import { overBucket } from '../helpers/rate.js';
@@ -74,8 +74,18 @@ beforeAll(async () => {
   relay = await startRelayServer();
 });
 
+/** Kills the workers a test left running (it failed before stopping them). */
+async function killLeftovers(): Promise<void> {
+  const left = running.splice(0).filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  for (const p of left) p.child.kill('SIGKILL');
+  await Promise.all(left.map((p) => p.exited));
+}
+
+// Workers share the file's queue: one left by a failed test would take the next test's jobs.
+afterEach(killLeftovers);
+
 afterAll(async () => {
-  for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await killLeftovers();
   await relay?.close();
   await app?.close();
 });
