@@ -21,7 +21,8 @@ async function redisTokensOf(key: string): Promise<number> {
 describe('takeTokens', () => {
   it('allows the burst, then refuses with the wait until a token is due', async () => {
     const key = `${prefix}:burst`;
-    const limit = { capacity: 3, perSecond: 2 };
+    // 5 s a token: the refill while the four calls run (slower on a busy machine) stays small.
+    const limit = { capacity: 3, perSecond: 0.2 };
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await takeTokens(a, key, limit));
     expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
@@ -31,50 +32,59 @@ describe('takeTokens', () => {
       [false, 0],
     ]);
     const refused = results[3]!;
-    expect(refused.retryAfterMs).toBeGreaterThan(400);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(500);
-    expect(refused.resetMs).toBeGreaterThan(1000);
+    expect(refused.retryAfterMs).toBeGreaterThan(4_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(5_000);
+    expect(refused.resetMs).toBeGreaterThan(10_000);
     expect(refused.limit).toBe(3);
   });
 
   it('with a reservation key, a refused request reserves its turn and later passes without paying again', async () => {
     const key = `${prefix}:reserve`;
-    const limit = { capacity: 2, perSecond: 10 };
+    // A token a second. Each wait is turned into the Redis time it ends at (the calls are made
+    // at different times, slower on a busy machine), and turns are compared by those.
+    const limit = { capacity: 2, perSecond: 1 };
     const paid = (n: number) => `${prefix}:reserve:paid:${n}`;
-    expect((await takeTokens(a, key, limit, 1, undefined, paid(1))).allowed).toBe(true);
-    expect((await takeTokens(a, key, limit, 1, undefined, paid(2))).allowed).toBe(true);
-    // Refused requests wait in line: each one's wait is after the one before it.
-    const third = await takeTokens(a, key, limit, 1, undefined, paid(3));
-    const fourth = await takeTokens(b, key, limit, 1, undefined, paid(4));
-    // When the fourth's wait ends at the latest, by this process's clock.
-    const fourthEndsBy = performance.now() + fourth.retryAfterMs;
+    /** Redis's clock now, in ms: read after a call, it bounds that call's time from above. */
+    const redisNow = async () => {
+      const [s, us] = await a.time();
+      return Number(s) * 1000 + Number(us) / 1000;
+    };
+    const take = async (client: Redis, reservation?: string) => {
+      const r = await takeTokens(client, key, limit, 1, undefined, reservation);
+      // The script ran before this read: its wait ends no later than this.
+      return { ...r, endsBy: (await redisNow()) + r.retryAfterMs };
+    };
+    expect((await take(a, paid(1))).allowed).toBe(true);
+    expect((await take(a, paid(2))).allowed).toBe(true);
+    // Refused requests wait in line: each one's turn is a token (1 s) after the one before it.
+    const third = await take(a, paid(3));
+    const fourth = await take(b, paid(4));
     expect([third.allowed, third.reserved, fourth.allowed, fourth.reserved]).toEqual([
       false,
       true,
       false,
       true,
     ]);
-    expect(third.retryAfterMs).toBeGreaterThan(50);
-    expect(third.retryAfterMs).toBeLessThanOrEqual(100);
-    expect(fourth.retryAfterMs).toBeGreaterThan(third.retryAfterMs + 50);
+    expect(third.retryAfterMs).toBeGreaterThan(500);
+    expect(third.retryAfterMs).toBeLessThanOrEqual(1_000);
+    expect(fourth.endsBy).toBeGreaterThan(third.endsBy + 500);
     expect(fourth.remaining).toBe(0);
     expect(await a.pttl(paid(3))).toBeGreaterThan(third.retryAfterMs);
     // Without a key nothing is reserved: the wait is after both reservations, and stays so.
-    const plain = await takeTokens(a, key, limit);
+    const plain = await take(a);
     expect(plain.reserved).toBe(false);
-    expect(plain.retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
-    expect((await takeTokens(a, key, limit)).retryAfterMs).toBeGreaterThan(fourth.retryAfterMs + 50);
+    expect(plain.endsBy).toBeGreaterThan(fourth.endsBy + 500);
+    expect((await take(a)).endsBy).toBeGreaterThan(fourth.endsBy + 500);
     // The third comes back (from its turn on): it has paid, passes, and its reservation is gone.
-    await vi.waitFor(
-      async () => expect((await takeTokens(a, key, limit, 1, undefined, paid(3))).allowed).toBe(true),
-      { timeout: 2_000, interval: 10 },
-    );
+    await vi.waitFor(async () => expect((await take(a, paid(3))).allowed).toBe(true), {
+      timeout: 5_000,
+      interval: 20,
+    });
     expect(await a.exists(paid(3))).toBe(0);
     // Once only: the same key again is a new request, refused after the fourth's turn.
-    const asked = performance.now();
-    const again = await takeTokens(a, key, limit, 1, undefined, paid(3));
+    const again = await take(a, paid(3));
     expect([again.allowed, again.reserved]).toEqual([false, true]);
-    expect(asked + again.retryAfterMs).toBeGreaterThan(fourthEndsBy);
+    expect(again.endsBy).toBeGreaterThan(fourth.endsBy + 500);
   });
 
   it('a reservation that comes back before its turn is told to wait the rest, and keeps its key', async () => {
