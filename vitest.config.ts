@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
  * A new test file that needs services goes nowhere here: it lands in `integration` by default.
  */
 const unit = [
+  'test/architecture.test.ts',
   'test/api/lang.test.ts',
   'test/api/pipe-request.test.ts',
   'test/config/**/*.test.ts',
@@ -27,6 +28,7 @@ const processes = [
   'test/redis/redis-policy.test.ts',
   'test/workers/processes.test.ts',
   'test/workers/stalled.test.ts',
+  'test/workers/upstream-rate.test.ts',
 ];
 
 /** Starts (or finds) the real Redis and FerretDB once, before a project that uses them runs. */

@@ -259,7 +259,11 @@ describe('worker processes', () => {
     expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(5_500 - 250);
     // Both processes delivered: the limit was shared, not met by one worker alone.
     const sentBy = async (p: Proc) => {
-      const port = Number(/"msg":"metrics listening"[^\n]*"port":(\d+)/.exec(p.out.join(''))?.[1]);
+      const line = p.out
+        .join('')
+        .split('\n')
+        .find((l) => l.includes('"metrics listening"'));
+      const port = Number((JSON.parse(line ?? '{}') as { port?: number }).port);
       const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
       return Number(/^herald_pipe_messages_sent_total\{sink="relay"\} (\S+)$/m.exec(text)?.[1] ?? 0);
     };
