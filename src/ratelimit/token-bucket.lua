@@ -24,6 +24,11 @@
 --          taken again, for real, later); one that would be refused reserves as above. For a
 --          worker that takes a message's tokens at the send, after the render, but would not
 --          render a message only to put it off.
+-- ARGV[9]  how late after its turn a reservation may still be claimed (ms), with KEYS[2]. Later,
+--          it has lapsed: its token was counted at the turn, and sent now it would land on top of
+--          what the bucket has given out since (a backlog that came back late, all at once, would
+--          reach the upstream as a burst past the bucket's capacity). The request then takes as
+--          if it held nothing: allowed if the bucket has the tokens now, else a new turn.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
 --           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
@@ -67,15 +72,22 @@ local held = nil
 if reservation then
   held = redis.call('GET', reservation)
 end
+local late_us = tonumber(ARGV[9] or '-1') * 1000
 if held then
   local turn = tonumber(held) or 0
   if turn > now then
     retry_us = turn - now
     reserved = 1
-  else
+  elseif late_us < 0 or now - turn <= late_us then
     redis.call('DEL', reservation)
     allowed = 1
+  else
+    redis.call('DEL', reservation)
+    held = nil
   end
+end
+if held then
+  -- Answered above.
 elseif tokens >= cost and peek then
   allowed = 1
 elseif tokens >= cost then

@@ -181,6 +181,9 @@ export async function processPipeJob(
   // pays: sentInEarlierRun.)
   let payment: Payment | null = null;
   let relaySaw = false;
+  // How long this run's render took (ms): a message put off after it comes back that much
+  // earlier, so that its next render ends before its turn (a claim long after the turn lapses).
+  let renderMs = 0;
   const keepPayment = async () => {
     // Kept only while it still counts as made now (paymentOf): later, the next run pays again.
     const keepMs = payment ? payment.validMs - (performance.now() - payment.at) : 0;
@@ -199,7 +202,8 @@ export async function processPipeJob(
     const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + spread)));
     const at = Date.now() + wait;
     // Back before a reserved turn, to be ready when it comes (sendTurn waits the rest).
-    const lead = source === 'bucket' && limit ? Math.min(turnLeadMs(limit), wait - MIN_RATE_WAIT_MS) : 0;
+    const lead =
+      source === 'bucket' && limit ? Math.min(turnLeadMs(limit) + renderMs, wait - MIN_RATE_WAIT_MS) : 0;
     // A 429 spends no attempt, so patience bounds it: a wait that would end past
     // RELAY_RATE_LIMIT_PATIENCE_MS from when the job was queued (job.timestamp: accepted, or
     // replayed) fails the message for good instead.
@@ -276,7 +280,9 @@ export async function processPipeJob(
       const ahead = await ctx.budgets.peek(bucketKey, limit, checked.cost, reservationKey);
       if (!ahead.allowed) await delay(ahead.retryAfterMs, 'bucket');
     }
+    const renderStarted = performance.now();
     const prepared = await render(ctx, data, checked);
+    renderMs = performance.now() - renderStarted;
     notPermissionsMention = prepared.notPermissionsMention;
     await sendTurn(bucketKey, checked.cost, mayHold);
     const message = { ...prepared.message, create_at: deps.now() };

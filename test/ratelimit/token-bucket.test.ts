@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
-import { takeTokens } from '../../src/ratelimit/token-bucket.js';
+import { RESERVATION_LATE_MS, takeTokens } from '../../src/ratelimit/token-bucket.js';
 import { useFileRedis } from '../helpers/redis.js';
 
 /** The Lua script runs on the real Redis: nothing here is stubbed. */
@@ -103,6 +104,24 @@ describe('takeTokens', () => {
     expect(early.retryAfterMs).toBeGreaterThan(refused.retryAfterMs - 5_000);
     expect(await redisTokensOf(key)).toBeGreaterThanOrEqual(before);
     expect(await a.exists(paid)).toBe(1);
+  });
+
+  it('a reservation claimed long after its turn has lapsed: it takes again, and cannot send on top of the refill', async () => {
+    const key = `${prefix}:late`;
+    const limit = { capacity: 1, perSecond: 2 };
+    const paid = `${prefix}:late:paid`;
+    expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const refused = await takeTokens(a, key, limit, 1, undefined, paid);
+    expect([refused.allowed, refused.reserved]).toEqual([false, true]);
+    // Time passes (deliberately): its turn, RESERVATION_LATE_MS, and the bucket full again.
+    await sleep(refused.retryAfterMs + RESERVATION_LATE_MS + 1_000);
+    // Meanwhile another request takes the refilled token.
+    expect((await takeTokens(b, key, limit)).allowed).toBe(true);
+    // Claimed now, the reservation would be a second send within moments on a bucket of 1.
+    const late = await takeTokens(a, key, limit, 1, undefined, paid);
+    expect(late.allowed).toBe(false);
+    expect(late.reserved).toBe(true);
+    expect(late.retryAfterMs).toBeGreaterThan(0);
   });
 
   it('a look ahead (peek) takes nothing when the tokens are there, and reserves when they are not', async () => {
