@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../config/defaults.js';
+import { afterFailure, rateWait } from '../domain/deliveries/lifecycle.js';
 import { REASON } from '../domain/deliveries/reasons.js';
 import {
   asDeliveryFailure,
@@ -12,7 +13,7 @@ import {
   type SentOutcome,
 } from '../domain/deliveries/records.js';
 import { noteWait } from '../domain/deliveries/wait-notes.js';
-import { DeliveryError, DependencyError, HeraldError } from '../errors/index.js';
+import { DependencyError } from '../errors/index.js';
 import type { PipeJob } from '../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../redis/keys.js';
@@ -143,10 +144,6 @@ function countSent(ctx: ProcessContext, job: Job<PipeJob>, sink: string, sentAt:
   ctx.metrics.acceptToSent.observe(Math.max(0, sentAt - since) / 1000);
 }
 
-/** A failure that retrying cannot fix: a delivery error whose reason is not retryable, or a 4xx. */
-const isPermanent = (err: unknown): boolean =>
-  err instanceof DeliveryError ? !err.retryable : err instanceof HeraldError && err.status < 500;
-
 /**
  * One pipe message, start to end. Job control is by error type only:
  * - DelayedError after moveToDelayed: the bot's budget is empty or the relay said 429; the
@@ -196,23 +193,22 @@ export async function processPipeJob(
     });
   };
   const delay = async (waitMs: number, source: 'bucket' | 'upstream') => {
-    // The bucket's answer is a reserved turn, already apart from every other waiting message's;
-    // an upstream 429 is not, so those waits are spread.
-    const spread = source === 'upstream' ? RATE_WAIT_SPREAD * Math.random() : 0;
-    const wait = Math.max(MIN_RATE_WAIT_MS, Math.ceil(waitMs * (1 + spread)));
-    const at = Date.now() + wait;
-    // Back before a reserved turn, to be ready when it comes (sendTurn waits the rest).
-    const lead =
-      source === 'bucket' && limit ? Math.min(turnLeadMs(limit) + renderMs, wait - MIN_RATE_WAIT_MS) : 0;
-    // A 429 spends no attempt, so patience bounds it: a wait that would end past
-    // RELAY_RATE_LIMIT_PATIENCE_MS from when the job was queued (job.timestamp: accepted, or
-    // replayed) fails the message for good instead.
     const patienceMs = deps.config.relayRateLimitPatienceMs;
-    if (source === 'upstream' && at - job.timestamp > patienceMs) {
-      throw fail(REASON.UPSTREAM_RATE_LIMITED, {
-        patience_s: patienceMs / 1000,
-      });
-    }
+    const decided = rateWait({
+      source,
+      waitMs,
+      now: Date.now(),
+      // Accepted, or replayed.
+      queuedAt: job.timestamp,
+      patienceMs,
+      // Back before a reserved turn, to be ready when it comes (sendTurn waits the rest).
+      leadMs: limit ? turnLeadMs(limit) + renderMs : 0,
+      minWaitMs: MIN_RATE_WAIT_MS,
+      spread: RATE_WAIT_SPREAD,
+      random: Math.random,
+    });
+    if (decided.kind !== 'wait') throw fail(REASON.UPSTREAM_RATE_LIMITED, { patience_s: patienceMs / 1000 });
+    const at = decided.at;
     metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
     // Shown by pipemsg-status at once, whenever the record below lands (wait-notes.ts).
     await noteWait(
@@ -237,7 +233,7 @@ export async function processPipeJob(
       if (!(err instanceof DependencyError)) throw err;
       deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
     });
-    await job.moveToDelayed(at - lead, token);
+    await job.moveToDelayed(decided.wakeAt, token);
     throw new DelayedError();
   };
   let limit: BucketLimit | undefined;
@@ -322,9 +318,17 @@ export async function processPipeJob(
         error: err,
       });
     }
-    const maxAttempts = job.opts.attempts ?? 1;
     const reason = describeFailure(failure).reason;
-    if (isPermanent(failure) || attempt >= maxAttempts) {
+    const next = afterFailure(
+      failure,
+      reason,
+      attempt,
+      job.opts.attempts ?? 1,
+      Date.now(),
+      // The delivery backoff gives BullMQ the same delay for this attempt.
+      retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs),
+    );
+    if (next.kind !== 'retry') {
       await markFailed(deps, ids, failure, attempt, { ...data }, notPermissionsMention);
       metrics.failed.inc({ reason });
       deps.log.info('pipe message failed', {
@@ -337,8 +341,7 @@ export async function processPipeJob(
     }
     metrics.retries.inc({ reason });
     await keepPayment();
-    // When BullMQ will run it again: the delivery backoff gives the same delay for this attempt.
-    const retryAt = Date.now() + retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs);
+    const retryAt = next.at;
     plannedRetries.set(failure, retryAt);
     const { reason: _, ...described } = describeFailure(failure);
     await noteWait(

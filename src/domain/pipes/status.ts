@@ -1,9 +1,10 @@
 import { DependencyError, NotFoundError } from '../../errors/index.js';
-import { type JobSnapshot, type JobState, readJobSnapshot } from '../../queue/job-snapshot.js';
+import { type JobSnapshot, readJobSnapshot } from '../../queue/job-snapshot.js';
 import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
+import { statusOfJobState } from '../deliveries/lifecycle.js';
 import { REASON } from '../deliveries/reasons.js';
 import { currentWait, type WaitNote } from '../deliveries/wait-notes.js';
 import type { PipeDeps } from './runtime.js';
@@ -39,15 +40,6 @@ export interface PipeMessageStatus {
 
 const owns = (asker: StatusAsker, rec: { pipe_id: string; bot_id: string }): boolean =>
   'pipe_id' in asker ? asker.pipe_id === rec.pipe_id : asker.bot_id === rec.bot_id;
-
-/** BullMQ's states of a job that has not finished, as a delivery status (no record yet). */
-const JOB_STATE: Readonly<Partial<Record<JobState, DeliveryStatus>>> = {
-  waiting: 'queued',
-  'waiting-children': 'queued',
-  prioritized: 'queued',
-  delayed: 'queued',
-  active: 'queued',
-};
 
 /** What a completed job returns (the worker's sent outcome), as far as status needs it. */
 interface SentReturn {
@@ -144,8 +136,10 @@ export async function pipeMessageStatus(
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
   }
-  const status = ownJob ? JOB_STATE[ownJob.state] : undefined;
-  if (!ownJob || !status) throw new NotFoundError('message');
+  // Only a job still in the queue answers alone here (a completed or failed one was read above,
+  // with the details its fields or record hold).
+  const status = ownJob ? statusOfJobState(ownJob.state) : undefined;
+  if (!ownJob || status !== 'queued') throw new NotFoundError('message');
   return {
     msg_id: msgId,
     status,
