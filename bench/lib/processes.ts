@@ -31,6 +31,8 @@ export interface BenchProcess {
   output(): string;
   /** SIGTERM, then waits for the exit (a CPU profile is written on exit). */
   stop(): Promise<void>;
+  /** SIGKILL (no clean-up of any kind in the process), then waits for the exit. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -75,6 +77,11 @@ export async function spawnProcess(
     output: () => out,
     async stop() {
       child.kill('SIGTERM');
+      await exited;
+      children.delete(kill);
+    },
+    async kill() {
+      child.kill('SIGKILL');
       await exited;
       children.delete(kill);
     },
