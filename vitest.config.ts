@@ -9,6 +9,7 @@ const unit = [
   'test/api/lang.test.ts',
   'test/api/pipe-request.test.ts',
   'test/config/**/*.test.ts',
+  'test/domain/deliveries/lifecycle.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipes-cache.test.ts',
   'test/domain/tokens.test.ts',

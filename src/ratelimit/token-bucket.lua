@@ -28,7 +28,9 @@
 --          it has lapsed: its token was counted at the turn, and sent now it would land on top of
 --          what the bucket has given out since (a backlog that came back late, all at once, would
 --          reach the upstream as a burst past the bucket's capacity). The request then takes as
---          if it held nothing: allowed if the bucket has the tokens now, else a new turn.
+--          if it held nothing: allowed if the bucket has the tokens now, else a new turn. A kept
+--          payment (turn 0, rememberPayment) never lapses: it is kept only while it is as good as
+--          one made now.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
 --           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
@@ -78,7 +80,7 @@ if held then
   if turn > now then
     retry_us = turn - now
     reserved = 1
-  elseif late_us < 0 or now - turn <= late_us then
+  elseif turn == 0 or late_us < 0 or now - turn <= late_us then
     redis.call('DEL', reservation)
     allowed = 1
   else
