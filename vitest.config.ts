@@ -18,8 +18,8 @@ const unit = [
   'test/render/**/*.test.ts',
   'test/store/db-errors.test.ts',
   'test/text/**/*.test.ts',
-  'test/workers/backoff.test.ts',
-  'test/workers/render-pool.test.ts',
+  'test/workers/delivery/backoff.test.ts',
+  'test/workers/render-pool/render-pool.test.ts',
   'test/workers/sinks/**/*.test.ts',
 ];
 

@@ -36,7 +36,7 @@ import { availableParallelism } from 'node:os';
 import { Job, Queue } from 'bullmq';
 import { bodyInput } from '../src/queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
-import { sentLogKey } from '../src/workers/sent-log.js';
+import { sentLogKey } from '../src/workers/recovery/sent-log.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp } from '../test/helpers/test-app.js';
 import { cpuMicrosPerMessage, cpuTimes, formatCpu, pidOnPort } from './lib/cpu.js';
@@ -281,7 +281,7 @@ const median = (xs: number[]) => {
 /**
  * What Redis holds per finished job that the queue keeps (MEMORY USAGE of the job's hash, over
  * 20 of them), in bytes: the no-op worker's keep their input, Herald's drop it once delivered
- * (src/workers/drop-inputs.ts). SAMPLES 0 counts every field: by default Redis sizes a hash from
+ * (src/workers/recovery/drop-inputs.ts). SAMPLES 0 counts every field: by default Redis sizes a hash from
  * 5 of its fields, and a job hash has about a dozen, so the one that holds the input was missed
  * or counted several times over (848 bytes, or 22.9 KB, for a job holding 8.7 KB of input).
  */
@@ -441,7 +441,7 @@ const gcLine = (['major', 'minor', 'incremental'] as const)
     return `${kind} ${n} (${ms.toFixed(0)} ms)`;
   })
   .join(', ');
-// Sent records are written behind the jobs (src/workers/sent-log.ts): wait until all are in
+// Sent records are written behind the jobs (src/workers/recovery/sent-log.ts): wait until all are in
 // before the next phase. Asked of Redis (the log is empty once every record is stored): counting
 // records in the store while it writes them would load the store that the flusher is waiting on.
 const logKey = sentLogKey(app.config.redisPrefix);

@@ -22,7 +22,7 @@ export interface ResourceOptions {
   /**
    * Every store and command-client call gives up after DB_TIMEOUT_MS, also when the server keeps
    * the connection open but stops answering (default true: HTTP answers wait on them). The worker
-   * passes false: its jobs wait out outages themselves (workers/dependency-wait.ts), and a call
+   * passes false: its jobs wait out outages themselves (workers/recovery/dependency-wait.ts), and a call
    * given up on whose write is applied later must not look like a failed delivery step.
    */
   readonly boundCalls?: boolean;

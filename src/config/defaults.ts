@@ -81,13 +81,13 @@ export const DEFAULT_LOCK_DURATION_MS = 15_000;
 export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
 /**
  * Delay before a failed delivery's first retry, in ms; doubled for each further attempt, with
- * jitter and a cap (src/workers/backoff.ts). 1 s: a relay's brief hiccup is retried quickly, and
+ * jitter and a cap (src/workers/delivery/backoff.ts). 1 s: a relay's brief hiccup is retried quickly, and
  * the five attempts span about 8-15 s.
  */
 export const DEFAULT_RETRY_BASE_MS = 1_000;
 /**
  * Sent records another worker read but did not write for this long are taken over, in ms: that
- * worker died in between (src/workers/sent-log.ts). 30 s: far above any store write, and such
+ * worker died in between (src/workers/recovery/sent-log.ts). 30 s: far above any store write, and such
  * records only show late (pipemsg-status answers from the completed job meanwhile).
  */
 export const DEFAULT_SENT_LOG_CLAIM_IDLE_MS = 30_000;

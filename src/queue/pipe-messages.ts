@@ -38,7 +38,7 @@ export interface PipeJob {
    * would, because JSON.parse (and so a parsed copy in the job) loses the order of
    * integer-like keys that templates iterate over.
    * Without one: the `content` string.
-   * '' once the job is completed: the worker drops what nobody reads again (workers/drop-inputs.ts).
+   * '' once the job is completed: the worker drops what nobody reads again (workers/recovery/drop-inputs.ts).
    */
   input: string;
   /** 'base64' for a template's input; absent: `input` is text (also jobs from before base64). */
@@ -55,7 +55,7 @@ export const MAX_STALLED_COUNT = 2;
 /** Delivery attempts per message (the first one included) before it is marked failed. */
 export const PIPE_JOB_ATTEMPTS = 5;
 /**
- * Retries wait by the worker's own backoff strategy (src/workers/backoff.ts: exponential from
+ * Retries wait by the worker's own backoff strategy (src/workers/delivery/backoff.ts: exponential from
  * 1 s with jitter, capped), registered under this type name on every pipe worker.
  */
 export const DELIVERY_BACKOFF_TYPE = 'herald-delivery';

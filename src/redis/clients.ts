@@ -12,7 +12,7 @@ import type { Config } from '../config/index.js';
  *   without an answer after DB_TIMEOUT_MS fails too (Redis keeps the connection but stopped
  *   answering).
  * - `command`: what a job step waits on: as `request`, but without the deadline. Jobs wait out
- *   outages themselves (workers/dependency-wait.ts), and a step given up on whose write lands
+ *   outages themselves (workers/recovery/dependency-wait.ts), and a step given up on whose write lands
  *   later must not look like a failed delivery.
  * - `blocking`: BullMQ's consumer and other blocking readers; retries forever, as BullMQ requires.
  * - `subscriber`: pub/sub; retries forever. An owner that resubscribes itself (it must know

@@ -39,7 +39,7 @@ export const pipeIdempotencyKey = (prefix: string, pipeId: string, keyHash: stri
 /** The hash BullMQ keeps a pipe message's job in (to tell whether a job was stored). */
 export const pipeJobKey = (prefix: string, msgId: string): string => `${prefix}:${PIPE_QUEUE}:${msgId}`;
 
-/** The stream of sent outcomes not yet written to the store (workers/sent-log.ts). */
+/** The stream of sent outcomes not yet written to the store (workers/recovery/sent-log.ts). */
 export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent-log`;
 /** A relay's answer to a message, kept until its job completes (a re-run after a crash reads it). */
 export const relayAnswerKey = (prefix: string, msgId: string): string =>

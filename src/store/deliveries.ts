@@ -235,7 +235,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
     /**
      * Replayed messages (replays > 0) still `queued` and untouched since before `before` (ms),
      * oldest first, at most `limit`: where a replay may have been cut off between its record
-     * and its job (src/workers/dead-jobs.ts decides).
+     * and its job (src/workers/recovery/dead-jobs.ts decides).
      */
     async staleReplays(before: number, limit: number): Promise<DeliveryRecord[]> {
       const docs = await Delivery.find(

@@ -21,7 +21,7 @@ import type {
   TemplateRecord,
   UserRecord,
 } from '../store/index.js';
-import { CompiledTemplates, templateVersionKey } from './compiled-templates.js';
+import { CompiledTemplates, templateVersionKey } from './render-pool/compiled-templates.js';
 
 /** Most entries each directory cache keeps (oldest dropped first). */
 export const DIRECTORY_CACHE_MAX_ENTRIES = 20_000;

@@ -11,25 +11,25 @@ import { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { createRedis } from '../redis/clients.js';
 import { checkRedisPolicy } from '../redis/redis-policy.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
-import { deliveryBackoff } from './backoff.js';
 import { WorkerCaches } from './caches.js';
+import { deliveryBackoff } from './delivery/backoff.js';
+import { processPipeJob } from './delivery/process-message.js';
+import { startMetricsServer } from './metrics-server.js';
 import {
   MAX_STALLED_COUNT,
   reconcileDeadJobs,
   recordDeadJobPatiently,
   undoInterruptedReplays,
-} from './dead-jobs.js';
-import { waitOutDependencyErrors } from './dependency-wait.js';
-import { InputDropper } from './drop-inputs.js';
-import { startMetricsServer } from './metrics-server.js';
-import { processPipeJob } from './process-message.js';
-import { RenderPool } from './render-pool.js';
-import { SentLog } from './sent-log.js';
+} from './recovery/dead-jobs.js';
+import { waitOutDependencyErrors } from './recovery/dependency-wait.js';
+import { InputDropper } from './recovery/drop-inputs.js';
+import { SentLog } from './recovery/sent-log.js';
+import { RenderPool } from './render-pool/render-pool.js';
 
 // The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
 // config.stalledIntervalMs; src/config/defaults.ts explains both.
-export { MAX_STALLED_COUNT } from './dead-jobs.js';
+export { MAX_STALLED_COUNT } from './recovery/dead-jobs.js';
 /** How often a worker drops replay input older than DEAD_RETENTION_MS, in ms (hourly). */
 export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 

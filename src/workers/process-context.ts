@@ -2,8 +2,8 @@ import type { Deps } from '../domain/deps.js';
 import type { HeraldMetrics } from '../metrics/index.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import type { WorkerCaches } from './caches.js';
-import type { RenderPool } from './render-pool.js';
-import type { SentLog } from './sent-log.js';
+import type { SentLog } from './recovery/sent-log.js';
+import type { RenderPool } from './render-pool/render-pool.js';
 
 /** What each pipe message is processed with: one per worker process. */
 export interface ProcessContext {

@@ -6,7 +6,7 @@ import { markFailed } from '../../src/domain/deliveries/records.js';
 import { type PipeMessageStatus, pipeMessageStatus } from '../../src/domain/pipes/status.js';
 import { DependencyError, NotFoundError } from '../../src/errors/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
-import { fail } from '../../src/workers/delivery-failure.js';
+import { fail } from '../../src/workers/delivery/delivery-failure.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 

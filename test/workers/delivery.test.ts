@@ -7,7 +7,7 @@ import { approveTemplate, banTemplate, submitTemplate } from '../../src/domain/t
 import { PIPE_QUEUE, type PipeJob, pipeJobKey } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
-import { RENDER_HARD_LIMIT_MS } from '../../src/workers/render-pool.js';
+import { RENDER_HARD_LIMIT_MS } from '../../src/workers/render-pool/render-pool.js';
 import { storeMessage } from '../../src/workers/sinks/store-sink.js';
 import { addTestMember, createTestChannel, createTestGuild, upsertTestUser } from '../helpers/directory.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';

@@ -6,15 +6,15 @@ import { createLogger } from '../../src/log/logger.js';
 import { PIPE_JOB_ATTEMPTS, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { openResources, type Resources } from '../../src/resources.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
+import { fail } from '../../src/workers/delivery/delivery-failure.js';
+import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import {
   REPLAY_INTERRUPTED_AFTER_MS,
   reconcileDeadJobs,
   recordDeadJob,
   recordDeadJobPatiently,
   undoInterruptedReplays,
-} from '../../src/workers/dead-jobs.js';
-import { fail } from '../../src/workers/delivery-failure.js';
-import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+} from '../../src/workers/recovery/dead-jobs.js';
 import { overBucket } from '../helpers/rate.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';

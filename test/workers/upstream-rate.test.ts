@@ -8,10 +8,10 @@ import { metricsFor } from '../../src/metrics/index.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
-import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
-import { processPipeJob } from '../../src/workers/process-message.js';
-import { RenderPool } from '../../src/workers/render-pool.js';
-import { SentLog } from '../../src/workers/sent-log.js';
+import { processPipeJob } from '../../src/workers/delivery/process-message.js';
+import { waitOutDependencyErrors } from '../../src/workers/recovery/dependency-wait.js';
+import { SentLog } from '../../src/workers/recovery/sent-log.js';
+import { RenderPool } from '../../src/workers/render-pool/render-pool.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   createPipe,

@@ -58,7 +58,7 @@ const settled = (r: DeliveryRecord | null): boolean => r?.status === 'sent' || r
  * state and fields are read in one step (readJobSnapshot), so that a terminal state always comes
  * with its details. The order the worker writes them in decides which wins:
  * - sent: the job completes (its return value holds the outcome) before its `sent` record is
- *   written (write-behind, src/workers/sent-log.ts): a completed job means sent, with the return
+ *   written (write-behind, src/workers/recovery/sent-log.ts): a completed job means sent, with the return
  *   value's sent_at and attempts, whatever an older record says.
  * - failed: the `failed` record is written before the job fails. A failed job read with a record
  *   that is not settled means the record read began before the write: it is read again. Still

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import { deadJobAttempts, deadJobFailure } from '../domain/deliveries/dead-failure.js';
-import { deliveryLockKey, undoReplay } from '../domain/deliveries/dead-letters.js';
-import { asDeliveryFailure, describeFailure, markDead } from '../domain/deliveries/records.js';
-import type { Deps } from '../domain/deps.js';
-import { HeraldError } from '../errors/index.js';
-import { withRecordLock } from '../locks/record-lock.js';
-import { metricsFor } from '../metrics/index.js';
-import { MAX_STALLED_COUNT, type PipeJob, type PipeQueue } from '../queue/pipe-messages.js';
+import { deadJobAttempts, deadJobFailure } from '../../domain/deliveries/dead-failure.js';
+import { deliveryLockKey, undoReplay } from '../../domain/deliveries/dead-letters.js';
+import { asDeliveryFailure, describeFailure, markDead } from '../../domain/deliveries/records.js';
+import type { Deps } from '../../domain/deps.js';
+import { HeraldError } from '../../errors/index.js';
+import { withRecordLock } from '../../locks/record-lock.js';
+import { metricsFor } from '../../metrics/index.js';
+import { MAX_STALLED_COUNT, type PipeJob, type PipeQueue } from '../../queue/pipe-messages.js';
 
-export { MAX_STALLED_COUNT } from '../queue/pipe-messages.js';
+export { MAX_STALLED_COUNT } from '../../queue/pipe-messages.js';
 /** Longest pause between tries of a failed record that could not be written, in ms. */
 export const DEAD_RECORD_MAX_RETRY_MS = 60_000;
 /**

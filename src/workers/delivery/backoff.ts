@@ -1,5 +1,5 @@
 import type { BackoffStrategy } from 'bullmq';
-import { DEFAULT_RETRY_BASE_MS } from '../config/defaults.js';
+import { DEFAULT_RETRY_BASE_MS } from '../../config/defaults.js';
 
 /** Longest delay between two attempts, in ms. */
 export const BACKOFF_MAX_MS = 60_000;

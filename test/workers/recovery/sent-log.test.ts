@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryIds, SentOutcome } from '../../src/domain/deliveries/records.js';
-import { SentLog, sentLogKey } from '../../src/workers/sent-log.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import type { DeliveryIds, SentOutcome } from '../../../src/domain/deliveries/records.js';
+import { SentLog, sentLogKey } from '../../../src/workers/recovery/sent-log.js';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
+import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /**
  * The write-behind log of `sent` records on the real Redis and store: records land, the stream

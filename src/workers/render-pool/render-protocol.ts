@@ -1,6 +1,6 @@
-import type { SerializedError } from '../errors/index.js';
-import type { InputEncoding } from '../queue/job-input.js';
-import type { PlatformContext } from '../render/index.js';
+import type { SerializedError } from '../../errors/index.js';
+import type { InputEncoding } from '../../queue/job-input.js';
+import type { PlatformContext } from '../../render/index.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
 export interface RenderRequest {

@@ -1,13 +1,13 @@
-import { REASON } from '../domain/deliveries/reasons.js';
-import { DeliveryError } from '../errors/index.js';
-import { type InputEncoding, inputText } from '../queue/job-input.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
+import { DeliveryError } from '../../errors/index.js';
+import { type InputEncoding, inputText } from '../../queue/job-input.js';
 import {
   type CompiledTemplate,
   type PlatformContext,
   parseJsonData,
   type RenderedMessage,
   renderMessage,
-} from '../render/index.js';
+} from '../../render/index.js';
 
 /**
  * A pipe message's template step, wherever it runs (a render thread, or the main thread when

@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads';
-import { revive } from '../errors/index.js';
-import type { Logger } from '../log/logger.js';
-import type { InputEncoding } from '../queue/job-input.js';
-import { TemplateLimitError } from '../render/errors/template-limit-error.js';
-import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../render/index.js';
+import { revive } from '../../errors/index.js';
+import type { Logger } from '../../log/logger.js';
+import type { InputEncoding } from '../../queue/job-input.js';
+import { TemplateLimitError } from '../../render/errors/template-limit-error.js';
+import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../../render/index.js';
+import { WorkerClosingError } from '../worker-closing-error.js';
 import { renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
-import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
  * How long one render may run on its thread, in ms, before the pool ends the thread and fails

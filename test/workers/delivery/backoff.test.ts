@@ -6,7 +6,7 @@ import {
   deliveryBackoff,
   deliveryBackoffMs,
   retryDelayMs,
-} from '../../src/workers/backoff.js';
+} from '../../../src/workers/delivery/backoff.js';
 
 describe('deliveryBackoffMs', () => {
   it('doubles per attempt, between half and all of the ceiling', () => {

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeliveryError, HeraldError } from '../../src/errors/index.js';
-import { createLogger } from '../../src/log/logger.js';
-import { bodyInput } from '../../src/queue/job-input.js';
-import { compileTemplate } from '../../src/render/index.js';
-import { RenderPool, type RenderTask } from '../../src/workers/render-pool.js';
-import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
-import { standInThread } from './helpers.js';
+import { DeliveryError, HeraldError } from '../../../src/errors/index.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { bodyInput } from '../../../src/queue/job-input.js';
+import { compileTemplate } from '../../../src/render/index.js';
+import { RenderPool, type RenderTask } from '../../../src/workers/render-pool/render-pool.js';
+import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
+import { standInThread } from '../helpers.js';
 
 /** Renders on worker threads: same results and errors as on the main thread, and a hard stop. */
 const lines: string[] = [];
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const fixture = (name: string) =>
-  readFileSync(new URL(`../fixtures/gitlab/${name}`, import.meta.url), 'utf8');
+  readFileSync(new URL(`../../fixtures/gitlab/${name}`, import.meta.url), 'utf8');
 const NOW = Date.UTC(2026, 0, 1);
 function task(source: string, input: string, msgtype = 1, key = `t-${source.length}:1`): RenderTask {
   return {

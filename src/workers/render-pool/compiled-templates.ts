@@ -1,4 +1,4 @@
-import { type CompiledTemplate, compileTemplate } from '../render/index.js';
+import { type CompiledTemplate, compileTemplate } from '../../render/index.js';
 
 /** Most compiled templates kept (by id and version; an edit makes a new version). */
 export const COMPILED_CACHE_MAX_ENTRIES = 2_000;

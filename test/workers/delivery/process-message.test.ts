@@ -1,22 +1,22 @@
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log/logger.js';
-import { metricsFor } from '../../src/metrics/index.js';
-import { bodyInput } from '../../src/queue/job-input.js';
-import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
-import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
-import { WorkerCaches } from '../../src/workers/caches.js';
-import { waitOutDependencyErrors } from '../../src/workers/dependency-wait.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { metricsFor } from '../../../src/metrics/index.js';
+import { bodyInput } from '../../../src/queue/job-input.js';
+import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../../src/queue/pipe-messages.js';
+import { BucketLeases } from '../../../src/ratelimit/bucket-leases.js';
+import { WorkerCaches } from '../../../src/workers/caches.js';
 import {
   messageBucketKey,
   messageReservationKey,
   processPipeJob,
-} from '../../src/workers/process-message.js';
-import { RenderPool } from '../../src/workers/render-pool.js';
-import { SentLog } from '../../src/workers/sent-log.js';
-import { WorkerClosingError } from '../../src/workers/worker-closing-error.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+} from '../../../src/workers/delivery/process-message.js';
+import { waitOutDependencyErrors } from '../../../src/workers/recovery/dependency-wait.js';
+import { SentLog } from '../../../src/workers/recovery/sent-log.js';
+import { RenderPool } from '../../../src/workers/render-pool/render-pool.js';
+import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
+import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import {
   createPipe,
   createRelayWorld,
@@ -25,7 +25,7 @@ import {
   standInThread,
   startRelayServer,
   type World,
-} from './helpers.js';
+} from '../helpers.js';
 
 /**
  * A worker stopping past its deadline cuts off the renders in flight (RenderPool.close): such a

@@ -1,10 +1,10 @@
-import { REASON } from '../domain/deliveries/reasons.js';
-import type { BotRecord } from '../store/index.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
+import type { BotRecord } from '../../store/index.js';
+import type { ProcessContext } from '../process-context.js';
+import { relayMessage } from '../sinks/relay-sink.js';
+import { storeMessage } from '../sinks/store-sink.js';
+import type { OutgoingMessage, SinkResult } from '../sinks/types.js';
 import { fail } from './delivery-failure.js';
-import type { ProcessContext } from './process-context.js';
-import { relayMessage } from './sinks/relay-sink.js';
-import { storeMessage } from './sinks/store-sink.js';
-import type { OutgoingMessage, SinkResult } from './sinks/types.js';
 import { timed } from './timed.js';
 
 /** Step 5: hand the message to the bot's sink. */

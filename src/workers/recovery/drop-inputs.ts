@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log/logger.js';
-import { type PipeJob, pipeJobKey } from '../queue/pipe-messages.js';
+import type { Logger } from '../../log/logger.js';
+import { type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import { relayAnswerKey } from './sent-log.js';
 
 const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');

@@ -1,15 +1,15 @@
-import { REASON } from '../domain/deliveries/reasons.js';
-import { hasPermission, PERMISSION } from '../domain/permissions.js';
-import type { PipeJob } from '../queue/pipe-messages.js';
-import { convertCard } from '../render/cards/index.js';
-import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../render/index.js';
-import { templateVersionKey } from './compiled-templates.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
+import { hasPermission, PERMISSION } from '../../domain/permissions.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
+import { convertCard } from '../../render/cards/index.js';
+import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
+import type { ProcessContext } from '../process-context.js';
+import { templateVersionKey } from '../render-pool/compiled-templates.js';
+import type { OutgoingMessage } from '../sinks/types.js';
 import { loadPlatformContext } from './context-loader.js';
 import { fail } from './delivery-failure.js';
 import { neutraliseGroupMentions } from './mentions.js';
 import type { Checked } from './message-checks.js';
-import type { ProcessContext } from './process-context.js';
-import type { OutgoingMessage } from './sinks/types.js';
 import { timed } from './timed.js';
 
 /** What the render produces: a message ready to send. */

@@ -1,13 +1,19 @@
-import { REASON } from '../domain/deliveries/reasons.js';
-import { isTextChannel } from '../domain/directory/index.js';
-import { effectivePermissions, hasPermission, PERMISSION } from '../domain/permissions.js';
-import { NORMAL_MESSAGE_CONSUMPTION } from '../domain/templates/constants.js';
-import { TemplateNotFoundError } from '../domain/templates/errors.js';
-import { templateForSend } from '../domain/templates/index.js';
-import type { PipeJob } from '../queue/pipe-messages.js';
-import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, TemplateRecord } from '../store/index.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
+import { isTextChannel } from '../../domain/directory/index.js';
+import { effectivePermissions, hasPermission, PERMISSION } from '../../domain/permissions.js';
+import { NORMAL_MESSAGE_CONSUMPTION } from '../../domain/templates/constants.js';
+import { TemplateNotFoundError } from '../../domain/templates/errors.js';
+import { templateForSend } from '../../domain/templates/index.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
+import type {
+  BotRecord,
+  ChannelRecord,
+  GuildRecord,
+  MemberRecord,
+  TemplateRecord,
+} from '../../store/index.js';
+import type { ProcessContext } from '../process-context.js';
 import { fail } from './delivery-failure.js';
-import type { ProcessContext } from './process-context.js';
 
 /** Token cost of a message sent without a template: a normal message's consumption. */
 export const MESSAGE_WITHOUT_TEMPLATE_COST = NORMAL_MESSAGE_CONSUMPTION;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
-import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../config/defaults.js';
-import { afterFailure, rateWait } from '../domain/deliveries/lifecycle.js';
-import { REASON } from '../domain/deliveries/reasons.js';
+import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../../config/defaults.js';
+import { afterFailure, rateWait } from '../../domain/deliveries/lifecycle.js';
+import { REASON } from '../../domain/deliveries/reasons.js';
 import {
   asDeliveryFailure,
   type DeliveryIds,
@@ -11,20 +11,20 @@ import {
   markRateLimited,
   markRetrying,
   type SentOutcome,
-} from '../domain/deliveries/records.js';
-import { noteWait } from '../domain/deliveries/wait-notes.js';
-import { DependencyError } from '../errors/index.js';
-import type { PipeJob } from '../queue/pipe-messages.js';
-import { type BucketLimit, type BucketResult, rememberPayment } from '../ratelimit/token-bucket.js';
-import { messageBucketKey, messageReservationKey } from '../redis/keys.js';
-import type { BotRecord } from '../store/index.js';
+} from '../../domain/deliveries/records.js';
+import { noteWait } from '../../domain/deliveries/wait-notes.js';
+import { DependencyError } from '../../errors/index.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
+import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
+import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
+import type { BotRecord } from '../../store/index.js';
+import type { ProcessContext } from '../process-context.js';
+import { WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
 import { render } from './message-render.js';
-import type { ProcessContext } from './process-context.js';
-import { WorkerClosingError } from './worker-closing-error.js';
 
 /**
  * A message the relay answered 429 waits what the relay says plus up to this share of it again

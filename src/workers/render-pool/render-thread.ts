@@ -4,7 +4,7 @@
  * plain data (template source, input text, platform context) and answers plain data.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { serialize } from '../errors/index.js';
+import { serialize } from '../../errors/index.js';
 import { CompiledTemplates } from './compiled-templates.js';
 import { renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';

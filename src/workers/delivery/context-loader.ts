@@ -1,4 +1,4 @@
-import type { Deps } from '../domain/deps.js';
+import type { Deps } from '../../domain/deps.js';
 import {
   listBotGuilds,
   overwriteUserIds,
@@ -6,10 +6,10 @@ import {
   toPlatformGuild,
   toPlatformUser,
   unknownUserRecord,
-} from '../domain/directory/index.js';
-import type { Guild, PlatformContext, PlatformNeeds } from '../render/index.js';
-import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, UserRecord } from '../store/index.js';
-import type { WorkerCaches } from './caches.js';
+} from '../../domain/directory/index.js';
+import type { Guild, PlatformContext, PlatformNeeds } from '../../render/index.js';
+import type { BotRecord, ChannelRecord, GuildRecord, MemberRecord, UserRecord } from '../../store/index.js';
+import type { WorkerCaches } from '../caches.js';
 
 export interface ContextInput {
   readonly bot: BotRecord;

@@ -1,8 +1,8 @@
 import { DelayedError, type Job } from 'bullmq';
-import { DependencyError } from '../errors/index.js';
-import type { Logger } from '../log/logger.js';
-import { deliveryBackoffMs } from './backoff.js';
-import { WorkerClosingError } from './worker-closing-error.js';
+import { DependencyError } from '../../errors/index.js';
+import type { Logger } from '../../log/logger.js';
+import { deliveryBackoffMs } from '../delivery/backoff.js';
+import { WorkerClosingError } from '../worker-closing-error.js';
 
 type Processor<D, R> = (job: Job<D>, token: string | undefined) => Promise<R>;
 

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../config/defaults.js';
-import { type DeliveryIds, markSentMany, type SentOutcome } from '../domain/deliveries/records.js';
-import type { Deps } from '../domain/deps.js';
-import { asRedisDependencyError, redisErrorCode } from '../ratelimit/redis-errors.js';
-import { relayAnswerKey, sentLogKey } from '../redis/keys.js';
+import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../../config/defaults.js';
+import { type DeliveryIds, markSentMany, type SentOutcome } from '../../domain/deliveries/records.js';
+import type { Deps } from '../../domain/deps.js';
+import { asRedisDependencyError, redisErrorCode } from '../../ratelimit/redis-errors.js';
+import { relayAnswerKey, sentLogKey } from '../../redis/keys.js';
 
 export { relayAnswerKey, sentLogKey };
 
