@@ -3,6 +3,7 @@ import { withRecordLock } from '../../locks/record-lock.js';
 import { lockKey } from '../../redis/keys.js';
 import type { DeliveryRecord, Page, PageRequest } from '../../store/index.js';
 import type { Deps } from '../deps.js';
+import { isReplayable } from './lifecycle.js';
 
 export interface DeadFilter {
   readonly bot_id?: string;
@@ -60,7 +61,7 @@ export async function replayDelivery(deps: Deps, msgId: string, requeue: Requeue
   return withRecordLock(deps.redis, deliveryLockKey(deps, msgId), async () => {
     const record = await deps.store.deliveries.get(msgId);
     if (!record) throw new NotFoundError('message');
-    if (record.status !== 'failed') {
+    if (!isReplayable(record.status)) {
       throw new HeraldError('DELIVERY_NOT_DEAD', { msg_id: msgId, status: record.status });
     }
     const job = await deps.store.deliveries.getReplayJob(msgId);

@@ -27,6 +27,13 @@ export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly Deli
   failed: ['queued', 'failed'],
 };
 
+/** A status no further run of the job changes: sent, or dead (only a replay moves it on). */
+export const isSettled = (status: DeliveryStatus): boolean => status === 'sent' || status === 'failed';
+
+/** Whether a message in `status` may be replayed: only a dead one (failed -> queued). */
+export const isReplayable = (status: DeliveryStatus): boolean =>
+  status === 'failed' && canMove(status, 'queued');
+
 /** Whether a record may move from `from` (null: none yet) to `to`. */
 export const canMove = (from: DeliveryStatus | null, to: DeliveryStatus): boolean =>
   from === null || DELIVERY_TRANSITIONS[from].includes(to);

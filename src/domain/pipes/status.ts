@@ -4,7 +4,7 @@ import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
-import { statusOfJobState } from '../deliveries/lifecycle.js';
+import { isSettled, statusOfJobState } from '../deliveries/lifecycle.js';
 import { REASON } from '../deliveries/reasons.js';
 import { currentWait, type WaitNote } from '../deliveries/wait-notes.js';
 import type { PipeDeps } from './runtime.js';
@@ -50,7 +50,7 @@ interface SentReturn {
 }
 
 /** A settled record: what the worker (or the sweep) wrote last about the message. */
-const settled = (r: DeliveryRecord | null): boolean => r?.status === 'sent' || r?.status === 'failed';
+const settled = (r: DeliveryRecord | null): boolean => r !== null && isSettled(r.status);
 
 /**
  * Where a pipe message stands. Read from two places that cannot be read at one moment: the

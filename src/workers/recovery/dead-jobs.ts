@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
 import { deadJobAttempts, deadJobFailure } from '../../domain/deliveries/dead-failure.js';
 import { deliveryLockKey, undoReplay } from '../../domain/deliveries/dead-letters.js';
+import { isSettled } from '../../domain/deliveries/lifecycle.js';
 import { asDeliveryFailure, describeFailure, markDead } from '../../domain/deliveries/records.js';
 import type { Deps } from '../../domain/deps.js';
 import { HeraldError } from '../../errors/index.js';
@@ -52,7 +53,7 @@ export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): 
     // `sent`: an earlier run delivered the message and its record landed, and a later run of the
     // same job stalled past MAX_STALLED_COUNT. The message was sent; calling it dead would list
     // it for a replay that sends it twice.
-    if (record?.status === 'failed' || record?.status === 'sent') return false;
+    if (record && isSettled(record.status)) return false;
     // A replay cut off before it swapped the jobs: this is the old job, dead before the replay.
     // Dead again with the reason it died of (still on the record), not as a new INTERNAL death.
     if (record && isPreReplayJob(job, record)) {

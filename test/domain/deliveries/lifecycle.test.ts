@@ -4,6 +4,8 @@ import {
   canMove,
   DELIVERY_TRANSITIONS,
   isPermanent,
+  isReplayable,
+  isSettled,
   rateWait,
   statusOfJobState,
 } from '../../../src/domain/deliveries/lifecycle.js';
@@ -20,6 +22,19 @@ describe('delivery lifecycle', () => {
     expect(canMove('failed', 'rate_limited')).toBe(false);
     expect(canMove('rate_limited', 'sent')).toBe(true);
     expect(canMove(null, 'sent')).toBe(true);
+    // Settled: no further run changes it; only a dead one may be replayed.
+    expect((['queued', 'rate_limited', 'sent', 'failed'] as const).map(isSettled)).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+    expect((['queued', 'rate_limited', 'sent', 'failed'] as const).map(isReplayable)).toEqual([
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('reads a job still in the queue as queued, and says nothing for no job', () => {
