@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../../config/defaults.js';
 import { afterFailure, rateWait } from '../../domain/deliveries/lifecycle.js';
 import { REASON } from '../../domain/deliveries/reasons.js';
@@ -18,6 +18,7 @@ import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
 import type { BotRecord } from '../../store/index.js';
+import { endDead, isPutOff, putOff } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
@@ -145,10 +146,11 @@ function countSent(ctx: ProcessContext, job: Job<PipeJob>, sink: string, sentAt:
 }
 
 /**
- * One pipe message, start to end. Job control is by error type only:
- * - DelayedError after moveToDelayed: the bot's budget is empty or the relay said 429; the
+ * One pipe message, start to end. Its decisions are values (domain/deliveries/lifecycle.ts);
+ * the job is steered through job-control.ts:
+ * - put off (job-control.ts): the bot's budget is empty or the relay said 429; the
  *   job waits without spending an attempt and without holding up any other bot.
- * - UnrecoverableError: a permanent failure, recorded with its reason; no retry.
+ * - dead (job-control.ts): a permanent failure, recorded with its reason; no retry.
  * - DependencyError (the database or Redis did not answer): passed to dependency-wait.ts, which
  *   puts the job off without spending an attempt.
  * - Any other error: BullMQ retries with the delivery backoff until attempts run out; the last
@@ -233,8 +235,7 @@ export async function processPipeJob(
       if (!(err instanceof DependencyError)) throw err;
       deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
     });
-    await job.moveToDelayed(decided.wakeAt, token);
-    throw new DelayedError();
+    return putOff(job, token, decided.wakeAt);
   };
   let limit: BucketLimit | undefined;
   /**
@@ -299,7 +300,7 @@ export async function processPipeJob(
     // The job's return value: what pipemsg-status answers until the record is in the store.
     return outcome;
   } catch (err) {
-    if (err instanceof DelayedError) throw err;
+    if (isPutOff(err)) throw err;
     // The database or Redis did not answer: not the message's fault, so no attempt is spent and
     // nothing is recorded here (dependency-wait.ts puts the job off). Recording it as failed on
     // the last attempt would kill a message the relay or the store may already hold, as when the
@@ -337,7 +338,7 @@ export async function processPipeJob(
         reason,
         attempts: attempt,
       });
-      throw new UnrecoverableError(reason);
+      return endDead(reason);
     }
     metrics.retries.inc({ reason });
     await keepPayment();

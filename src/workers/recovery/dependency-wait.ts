@@ -1,7 +1,8 @@
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { DependencyError } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import { deliveryBackoffMs } from '../delivery/backoff.js';
+import { putOff } from '../job-control.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
 
 type Processor<D, R> = (job: Job<D>, token: string | undefined) => Promise<R>;
@@ -44,8 +45,7 @@ export function waitOutDependencyErrors<D, R>(
         });
       }
       // If Redis itself is away this throws too, and BullMQ counts the attempt as failed.
-      await job.moveToDelayed(Date.now() + waitMs, token);
-      throw new DelayedError();
+      return putOff(job, token, Date.now() + waitMs);
     }
   };
 }

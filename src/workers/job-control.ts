@@ -1,0 +1,20 @@
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+
+/*
+ * The one place that steers a running BullMQ job. BullMQ takes these decisions only as thrown
+ * errors; the pipeline decides them as values (domain/deliveries/lifecycle.ts) and ends here.
+ */
+
+/** Puts the job off until `at` (ms) without spending an attempt. */
+export async function putOff(job: Job, token: string | undefined, at: number): Promise<never> {
+  await job.moveToDelayed(at, token);
+  throw new DelayedError();
+}
+
+/** Ends the job dead, never retried; BullMQ keeps `reason` as its failedReason. */
+export function endDead(reason: string): never {
+  throw new UnrecoverableError(reason);
+}
+
+/** Whether a run ended by putOff: passed on to BullMQ as it is. */
+export const isPutOff = (err: unknown): boolean => err instanceof DelayedError;
