@@ -28,9 +28,11 @@
 --          it has lapsed: its token was counted at the turn, and sent now it would land on top of
 --          what the bucket has given out since (a backlog that came back late, all at once, would
 --          reach the upstream as a burst past the bucket's capacity). The request then takes as
---          if it held nothing: allowed if the bucket has the tokens now, else a new turn. A kept
---          payment (turn 0, rememberPayment) never lapses: it is kept only while it is as good as
---          one made now.
+--          if it held nothing: allowed if the bucket has the tokens now, else a new turn. A
+--          message lapses once at most: its new turn is written negated and never lapses (a
+--          backlog whose claims all came late would otherwise pay twice for every turn and never
+--          get out of debt). A kept payment (turn 0, rememberPayment) never lapses: it is kept only
+--          while it is as good as one made now.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
 --           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
@@ -75,17 +77,21 @@ if reservation then
   held = redis.call('GET', reservation)
 end
 local late_us = tonumber(ARGV[9] or '-1') * 1000
+local lapsed = false
 if held then
   local turn = tonumber(held) or 0
+  local lapsed_before = turn < 0
+  if lapsed_before then turn = -turn end
   if turn > now then
     retry_us = turn - now
     reserved = 1
-  elseif turn == 0 or late_us < 0 or now - turn <= late_us then
+  elseif turn == 0 or lapsed_before or late_us < 0 or now - turn <= late_us then
     redis.call('DEL', reservation)
     allowed = 1
   else
     redis.call('DEL', reservation)
     held = nil
+    lapsed = true
   end
 end
 if held then
@@ -104,7 +110,7 @@ else
   if reservation then
     tokens = tokens - cost
     reserved = 1
-    redis.call('SET', reservation, string.format('%d', now + retry_us), 'PX',
+    redis.call('SET', reservation, string.format('%d', lapsed and -(now + retry_us) or now + retry_us), 'PX',
       math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
   end
 end
