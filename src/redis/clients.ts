@@ -24,18 +24,21 @@ export type RedisConfig = Pick<Config, 'redisUrl' | 'dbTimeoutMs'>;
 
 /** The options of a client of `role`; `extra` adds to them (a connection name, say). */
 export function redisOptions(config: RedisConfig, role: RedisRole, extra: RedisOptions = {}): RedisOptions {
-  const common: RedisOptions = { lazyConnect: true, connectTimeout: config.dbTimeoutMs };
+  // A connection a request or a step waits on gives up connecting at DB_TIMEOUT_MS; one that
+  // retries forever keeps ioredis's own connect timeout.
+  const common: RedisOptions = { lazyConnect: true };
+  const bounded: RedisOptions = { ...common, connectTimeout: config.dbTimeoutMs };
   switch (role) {
     case 'request':
       return {
-        ...common,
+        ...bounded,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
         commandTimeout: config.dbTimeoutMs,
         ...extra,
       };
     case 'command':
-      return { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...extra };
+      return { ...bounded, enableOfflineQueue: false, maxRetriesPerRequest: 1, ...extra };
     case 'blocking':
     case 'subscriber':
       return { ...common, maxRetriesPerRequest: null, ...extra };

@@ -129,7 +129,11 @@ export async function announcePipeChange(deps: Deps, pipeId: string): Promise<vo
  */
 export async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promise<() => Promise<void>> {
   const channel = pipesChangedChannel(deps.config.redisPrefix);
-  const sub = createRedis(deps.config, 'subscriber', { autoResubscribe: false, enableOfflineQueue: false });
+  const sub = createRedis(deps.config, 'subscriber', {
+    autoResubscribe: false,
+    enableOfflineQueue: false,
+    connectTimeout: deps.config.dbTimeoutMs,
+  });
   sub.on('error', (err: Error) => deps.log.debug('pipe subscriber error', { error: err.message }));
   sub.on('message', (from: string, text: string) => {
     if (from !== channel) return;
