@@ -5,6 +5,7 @@ import { expireReplayInput } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
 import type { RunningServer } from '../http/server.js';
 import { metricsFor } from '../metrics/index.js';
+import { PipeMessages } from '../queue/messages.js';
 import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob, type PipeQueue } from '../queue/pipe-messages.js';
 import { pipeProbes } from '../queue/probes.js';
 import { BucketLeases } from '../ratelimit/bucket-leases.js';
@@ -51,6 +52,7 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
   metrics.setProbes(pipeProbes(queue));
+  const messages = new PipeMessages(queue);
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
   const closers: Array<() => Promise<void>> = [() => caches.close()];
@@ -130,8 +132,8 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   // Dead jobs whose recording process died first, and replays cut off before their job was
   // queued: looked for at start-up and with each sweep.
   const reconcile = () =>
-    reconcileDeadJobs(deps, queue)
-      .then(() => undoInterruptedReplays(deps, queue))
+    reconcileDeadJobs(deps, messages)
+      .then(() => undoInterruptedReplays(deps, messages))
       .catch((err: unknown) => log.warn('could not look for unrecorded failed messages', { error: err }));
   void reconcile();
   const sweep = setInterval(() => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON } from '../../src/domain/deliveries/reasons.js';
 import { markFailed, markSentMany } from '../../src/domain/deliveries/records.js';
 import { createLogger } from '../../src/log/logger.js';
+import { PipeMessages } from '../../src/queue/messages.js';
 import { PIPE_JOB_ATTEMPTS, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { openResources, type Resources } from '../../src/resources.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
@@ -462,7 +463,7 @@ describe('dead jobs without a failed record', () => {
   it('start-up and the hourly sweep record dead jobs nobody recorded, once', async () => {
     const job = await failedJob(side, 'nobody recorded me');
     expect(await record(job.data.msg_id)).toBeNull();
-    expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
+    expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(1);
     const rec = await record(job.data.msg_id);
     const errorId = String((rec?.detail as { error_id?: string } | null)?.error_id);
     expect(errorId).toMatch(/^[0-9a-f]{12}$/);
@@ -477,7 +478,7 @@ describe('dead jobs without a failed record', () => {
     expect(await workerRes.store.deliveries.settledAmong([job.data.msg_id, 'no-such-message'])).toEqual(
       new Set([job.data.msg_id]),
     );
-    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(0);
     const dead = await app.request<{ items: DeliveryRecord[] }>(
       'GET',
       '/admin/api/delivery/list?status=failed',
@@ -501,7 +502,7 @@ describe('dead jobs without a failed record', () => {
       const { msg_id } = job.data;
       expect(await record(msg_id)).toBeNull();
       const linesBefore = workerLines.length;
-      expect(await reconcileDeadJobs(workerRes, side)).toBe(1);
+      expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(1);
       const rec = await record(msg_id);
       expect(rec).toMatchObject({ status: 'failed', reason, code, attempts: 1 });
       expect(rec?.message).not.toMatch(/internal/i);
@@ -539,7 +540,7 @@ describe('dead jobs without a failed record', () => {
       { ...retry, reason: 'UPSTREAM_TIMEOUT', message: 'The relay target is unavailable: no answer' },
       Date.now(),
     );
-    expect(await reconcileDeadJobs(workerRes, side)).toBe(2);
+    expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(2);
     expect(await record(msg_id)).toMatchObject({
       status: 'failed',
       reason: 'UPSTREAM_UNAVAILABLE',
@@ -578,7 +579,7 @@ describe('dead jobs without a failed record', () => {
 
   it('a replay cut off before it swapped the jobs: dead again with its own reason, not INTERNAL', async () => {
     const job = await halfReplayed('replayed, web died before the swap', 0);
-    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(0);
     expect(await record(job.data.msg_id)).toMatchObject({
       status: 'failed',
       reason: 'NO_SEND_PERMISSION',
@@ -607,7 +608,7 @@ describe('dead jobs without a failed record', () => {
     await onItsWay.remove();
     await side.add('pipe-message', onItsWay.data, { jobId: onItsWay.data.msg_id, delay: 60_000 });
 
-    expect(await undoInterruptedReplays(workerRes, side)).toBe(1);
+    expect(await undoInterruptedReplays(workerRes, new PipeMessages(side))).toBe(1);
     expect(await record(stale.data.msg_id)).toMatchObject({
       status: 'failed',
       reason: 'NO_SEND_PERMISSION',
@@ -616,7 +617,7 @@ describe('dead jobs without a failed record', () => {
     // A replay under way (or one too recent to tell) is left alone.
     expect(await record(fresh.data.msg_id)).toMatchObject({ status: 'queued', replays: 1 });
     expect(await record(onItsWay.data.msg_id)).toMatchObject({ status: 'queued', replays: 1 });
-    expect(await undoInterruptedReplays(workerRes, side)).toBe(0);
+    expect(await undoInterruptedReplays(workerRes, new PipeMessages(side))).toBe(0);
   });
 
   it('leaves a message recorded as sent alone when a later run of its job stalled to death', async () => {
@@ -631,7 +632,7 @@ describe('dead jobs without a failed record', () => {
     expect(await recordDeadJob(workerRes, job, new Error('job stalled more than allowable limit'))).toBe(
       false,
     );
-    expect(await reconcileDeadJobs(workerRes, side)).toBe(0);
+    expect(await reconcileDeadJobs(workerRes, new PipeMessages(side))).toBe(0);
     expect(await record(msg_id)).toMatchObject({ status: 'sent', upstream_msg_id: 'u-1' });
   });
 });

@@ -9,8 +9,7 @@ import {
 } from '../../domain/deliveries/dead-letters.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { ValidationError } from '../../errors/index.js';
-import { PIPE_JOB_NAME, type PipeJob } from '../../queue/pipe-messages.js';
-import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../store/index.js';
 import { requireAdmin } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
@@ -65,20 +64,11 @@ const deadFilter = (q: { bot_id?: string; pipe_id?: string; reason?: string }): 
   ...(q.reason ? { reason: q.reason } : {}),
 });
 
-/** Swaps a dead message's failed job for a new one under its msg_id. */
-function requeueOn(queue: PipeDeps['pipeRuntime']['queue']): Requeue {
-  return async (id, job) => {
-    // Redis away: 503 like every other request that needs it, not a 500. (Not for remove():
-    // BullMQ refuses to remove a locked job with an error of its own, a 500.)
-    const old = await queue.getJob(id).catch((err: unknown) => {
-      throw asRedisDependencyError(err);
-    });
-    if (old) await old.remove();
-    await queue.add(PIPE_JOB_NAME, job as unknown as PipeJob, { jobId: id }).catch((err: unknown) => {
-      throw asRedisDependencyError(err);
-    });
-  };
-}
+/** Replays put the message's job back through the pipe queue's one owner. */
+const requeueOn =
+  (deps: PipeDeps): Requeue =>
+  (id, job) =>
+    deps.pipeRuntime.messages.requeue(id, job as unknown as PipeJob);
 
 export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const admin = requireAdmin(deps);
@@ -98,7 +88,7 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
   // Sends a dead message again (same msg_id), e.g. after the bot got its permission back.
   router.post('/admin/api/delivery/replay', admin, async (ctx) => {
     const { msg_id } = replayBody(ctx.request.body);
-    const record = await replayDelivery(deps, msg_id, requeueOn(deps.pipeRuntime.queue));
+    const record = await replayDelivery(deps, msg_id, requeueOn(deps));
     reply(ctx, { delivery: view(record) });
   });
 
@@ -129,7 +119,7 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
       deps,
       { ...filter, died_before: diedBefore },
       body.limit ?? REPLAY_BATCH_DEFAULT,
-      requeueOn(deps.pipeRuntime.queue),
+      requeueOn(deps),
     );
     reply(ctx, {
       replayed: done.replayed,

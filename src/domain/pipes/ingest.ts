@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../errors/index.js';
 import { metricsFor } from '../../metrics/index.js';
 import { bodyInput } from '../../queue/job-input.js';
-import { PIPE_JOB_NAME, type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
-import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { pipeBucketKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
@@ -205,20 +204,10 @@ const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted =
  */
 async function enqueue(deps: PipeDeps, job: PipeJob, afterWithdraw?: () => Promise<void>): Promise<void> {
   try {
-    await deps.pipeRuntime.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
+    await deps.pipeRuntime.messages.add(job);
   } catch (err) {
-    void withdraw(deps, job.msg_id).then(afterWithdraw);
-    throw asRedisDependencyError(err);
+    void deps.pipeRuntime.messages.withdraw(job.msg_id).then(afterWithdraw);
+    throw err;
   }
   metricsFor(deps).accepted.inc();
-}
-
-/**
- * Removes the job of a message answered 503 in case its add, given up on (no answer in
- * DB_TIMEOUT_MS), is applied after all. The removal goes out on the queue's connection after
- * the add, so Redis runs it right after the add; only a worker that takes the job in between
- * (Redis answering late rather than not at all) gets to deliver it. Never rejects.
- */
-async function withdraw(deps: PipeDeps, msgId: string): Promise<void> {
-  await deps.pipeRuntime.queue.remove(msgId).catch(() => undefined);
 }

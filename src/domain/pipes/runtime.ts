@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { PipeMessages } from '../../queue/messages.js';
 import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
 import { BucketLeases } from '../../ratelimit/bucket-leases.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
@@ -20,6 +21,9 @@ export const CHANNEL_CACHE_FRESH_MS = 60_000;
  * token -> pipe cache and the channel cache, each cache kept current by Redis pub/sub.
  */
 export interface PipeRuntime {
+  /** The pipe queue's adds, withdrawals, requeues and job reads (queue/messages.ts). */
+  readonly messages: PipeMessages;
+  /** The BullMQ queue itself (gauges, and tests). */
   readonly queue: PipeQueue;
   /**
    * The queue's own connection: Redis runs one connection's commands in order, so a command
@@ -107,6 +111,7 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
   }
   let closing: Promise<void> | undefined;
   return {
+    messages: new PipeMessages(queue.queue),
     queue: queue.queue,
     producer: queue.connection,
     redis,

@@ -1,7 +1,6 @@
 import { DependencyError, NotFoundError } from '../../errors/index.js';
-import { type JobSnapshot, readJobSnapshot } from '../../queue/job-snapshot.js';
+import type { JobSnapshot } from '../../queue/job-snapshot.js';
 import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
-import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
 import { isSettled, statusOfJobState } from '../deliveries/lifecycle.js';
@@ -80,9 +79,7 @@ export async function pipeMessageStatus(
     });
   const [found, job, wait] = await Promise.all([
     readRecord(),
-    readJobSnapshot(deps.pipeRuntime.queue, msgId).catch((err: unknown) => {
-      throw asRedisDependencyError(err);
-    }),
+    deps.pipeRuntime.messages.snapshot(msgId),
     currentWait(deps.redis, deps.config.redisPrefix, msgId, deps.now()),
   ]);
   const data = job?.data;

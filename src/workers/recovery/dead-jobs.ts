@@ -8,7 +8,8 @@ import type { Deps } from '../../domain/deps.js';
 import { HeraldError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
 import { metricsFor } from '../../metrics/index.js';
-import { MAX_STALLED_COUNT, type PipeJob, type PipeQueue } from '../../queue/pipe-messages.js';
+import type { PipeMessages } from '../../queue/messages.js';
+import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
 
 export { MAX_STALLED_COUNT } from '../../queue/pipe-messages.js';
 /** Longest pause between tries of a failed record that could not be written, in ms. */
@@ -128,15 +129,15 @@ export async function recordDeadJobPatiently(
  * Records the newest DEAD_RECONCILE_JOBS failed jobs that have no failed record (their
  * recording process died first). Answers how many it recorded.
  */
-export async function reconcileDeadJobs(deps: Deps, queue: PipeQueue): Promise<number> {
+export async function reconcileDeadJobs(deps: Deps, messages: PipeMessages): Promise<number> {
   // Ids first, and one store query for them: a dead job holds its whole input (up to the body
   // limit), so only the few without a settled record are loaded.
-  const ids = await queue.getRanges(['failed'], 0, DEAD_RECONCILE_JOBS - 1, false);
+  const ids = await messages.failedIds(DEAD_RECONCILE_JOBS);
   const known = await deps.store.deliveries.settledAmong(ids);
   let recorded = 0;
   for (const id of ids) {
     if (known.has(id)) continue;
-    const job = (await queue.getJob(id)) as Job<PipeJob> | undefined;
+    const job = await messages.job(id);
     if (!job?.data?.msg_id) continue;
     if (await recordDeadJob(deps, job, new Error(job.failedReason || 'failed in the queue'))) recorded++;
   }
@@ -150,7 +151,7 @@ export async function reconcileDeadJobs(deps: Deps, queue: PipeQueue): Promise<n
  * is dead again, with the reason it died of, and can be replayed again (undoReplay). Answers how
  * many it undid. Run with the dead-job reconcile (start-up and hourly).
  */
-export async function undoInterruptedReplays(deps: Deps, queue: PipeQueue): Promise<number> {
+export async function undoInterruptedReplays(deps: Deps, messages: PipeMessages): Promise<number> {
   const stale = await deps.store.deliveries.staleReplays(
     deps.now() - REPLAY_INTERRUPTED_AFTER_MS,
     REPLAY_SWEEP_LIMIT,
@@ -161,7 +162,7 @@ export async function undoInterruptedReplays(deps: Deps, queue: PipeQueue): Prom
       const record = await deps.store.deliveries.get(seen.msg_id);
       // Changed since it was listed (the message moved on, or another sweep undid it).
       if (record?.status !== 'queued' || record.updated_at !== seen.updated_at) return false;
-      const job = (await queue.getJob(seen.msg_id)) as Job<PipeJob> | undefined;
+      const job = await messages.job(seen.msg_id);
       if (job) {
         // Its own job exists (waiting, running, done): it is on its way. Only the old, failed
         // one means the swap never happened.

@@ -1,0 +1,60 @@
+import type { Job } from 'bullmq';
+import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
+import { type JobSnapshot, readJobSnapshot } from './job-snapshot.js';
+import { PIPE_JOB_NAME, type PipeJob, type PipeQueue } from './pipe-messages.js';
+
+/**
+ * The pipe queue as Herald's code uses it: every add, withdrawal, requeue and read of a message's
+ * job goes through here (one job per message, its id the msg_id). A Redis that is away is a
+ * DependencyError (503), except where noted.
+ */
+export class PipeMessages {
+  constructor(readonly queue: PipeQueue) {}
+
+  /** Stores a message's job: once this resolves, the message is accepted. */
+  async add(job: PipeJob): Promise<void> {
+    try {
+      await this.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+  }
+
+  /**
+   * Removes the job of a message answered 503, in case its add (given up on) is applied after
+   * all: sent on the queue's own connection after the add, Redis runs it right after. Never
+   * rejects.
+   */
+  async withdraw(msgId: string): Promise<void> {
+    await this.queue.remove(msgId).catch(() => undefined);
+  }
+
+  /** Swaps a dead message's failed job for a new one under its msg_id (a replay). */
+  async requeue(msgId: string, job: PipeJob): Promise<void> {
+    // Not for remove(): BullMQ refuses to remove a locked job with an error of its own, a 500.
+    const old = await this.queue.getJob(msgId).catch((err: unknown) => {
+      throw asRedisDependencyError(err);
+    });
+    if (old) await old.remove();
+    await this.add(job);
+  }
+
+  /** The job's state with its fields, as of one moment; null when the queue has no such job. */
+  async snapshot(msgId: string): Promise<JobSnapshot | null> {
+    try {
+      return await readJobSnapshot(this.queue, msgId);
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+  }
+
+  /** The message's job, for the dead-job sweeps. */
+  async job(msgId: string): Promise<Job<PipeJob> | undefined> {
+    return (await this.queue.getJob(msgId)) as Job<PipeJob> | undefined;
+  }
+
+  /** The ids of the newest `limit` dead (failed) jobs. */
+  failedIds(limit: number): Promise<string[]> {
+    return this.queue.getRanges(['failed'], 0, limit - 1, false);
+  }
+}
