@@ -16,5 +16,10 @@ export function endDead(reason: string): never {
   throw new UnrecoverableError(reason);
 }
 
-/** Whether a run ended by putOff: passed on to BullMQ as it is. */
-export const isPutOff = (err: unknown): boolean => err instanceof DelayedError;
+/**
+ * Ends the run for BullMQ to retry with the delivery backoff (workers/delivery/backoff.ts);
+ * BullMQ keeps the error's message as the job's failedReason.
+ */
+export function retryLater(failure: Error): never {
+  throw failure;
+}

@@ -13,12 +13,12 @@ import {
   type SentOutcome,
 } from '../../domain/deliveries/records.js';
 import { noteWait } from '../../domain/deliveries/wait-notes.js';
-import { DependencyError } from '../../errors/index.js';
+import { DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
 import type { BotRecord } from '../../store/index.js';
-import { endDead, isPutOff, putOff } from '../job-control.js';
+import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
@@ -145,128 +145,122 @@ function countSent(ctx: ProcessContext, job: Job<PipeJob>, sink: string, sentAt:
   ctx.metrics.acceptToSent.observe(Math.max(0, sentAt - since) / 1000);
 }
 
+/** How a run ended: sent, or a decision (lifecycle.ts) that settle() records and carries out. */
+type Ended =
+  | { readonly kind: 'sent'; readonly outcome: SentOutcome }
+  | {
+      readonly kind: 'wait';
+      readonly at: number;
+      readonly wakeAt: number;
+      readonly source: 'bucket' | 'upstream';
+    }
+  | { readonly kind: 'retry'; readonly reason: string; readonly at: number; readonly failure: HeraldError }
+  | { readonly kind: 'fail'; readonly reason: string; readonly failure: HeraldError };
+
 /**
- * One pipe message, start to end. Its decisions are values (domain/deliveries/lifecycle.ts);
- * the job is steered through job-control.ts:
- * - put off (job-control.ts): the bot's budget is empty or the relay said 429; the
- *   job waits without spending an attempt and without holding up any other bot.
- * - dead (job-control.ts): a permanent failure, recorded with its reason; no retry.
- * - DependencyError (the database or Redis did not answer): passed to dependency-wait.ts, which
- *   puts the job off without spending an attempt.
- * - Any other error: BullMQ retries with the delivery backoff until attempts run out; the last
- *   attempt records the failure.
+ * One pipe message, start to end: the run's steps (check, render, budget, dispatch, record)
+ * end in a value (PipeRun.deliver), which settle() records and hands to BullMQ through
+ * job-control.ts. A DependencyError (the database or Redis did not answer) or a stopping
+ * worker's cut-off run passes through instead, to dependency-wait.ts, which puts the job off
+ * without spending an attempt.
  */
 export async function processPipeJob(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   token: string | undefined,
 ): Promise<SentOutcome> {
-  const { deps, metrics } = ctx;
-  const data = job.data;
-  const ids: DeliveryIds = {
-    msg_id: data.msg_id,
-    bot_id: data.bot_id,
-    pipe_id: data.pipe_id,
-    channel_id: data.channel_id,
-  };
-  const attempt = job.attemptsMade + 1;
-  let notPermissionsMention: string[] = [];
-  const reservationKey = messageReservationKey(deps.config.redisPrefix, data.msg_id);
-  // A run that paid and then ends without a send anyone saw (an outage, a timeline insert the
-  // database did not take) leaves its payment for the next run, while it still counts as made
-  // then (paymentOf). Once the relay was asked, the next try pays again: a relay 429, 5xx or
-  // timeout was a request the relay saw, and every request the relay sees counts against the
-  // bot's rate + burst. (A timeline insert that did land is found by the next run before it
-  // pays: sentInEarlierRun.)
-  let payment: Payment | null = null;
-  let relaySaw = false;
-  // How long this run's render took (ms): a message put off after it comes back that much
-  // earlier, so that its next render ends before its turn (a claim long after the turn lapses).
-  let renderMs = 0;
-  const keepPayment = async () => {
-    // Kept only while it still counts as made now (paymentOf): later, the next run pays again.
-    const keepMs = payment ? payment.validMs - (performance.now() - payment.at) : 0;
-    if (keepMs <= 0 || relaySaw) return;
-    await rememberPayment(deps.redis, reservationKey, keepMs).catch((err: unknown) => {
-      deps.log.warn('could not keep a paid message budget for its next run', {
-        msg_id: data.msg_id,
-        error: err,
-      });
-    });
-  };
-  const delay = async (waitMs: number, source: 'bucket' | 'upstream') => {
-    const patienceMs = deps.config.relayRateLimitPatienceMs;
-    const decided = rateWait({
-      source,
-      waitMs,
-      now: Date.now(),
-      // Accepted, or replayed.
-      queuedAt: job.timestamp,
-      patienceMs,
-      // Back before a reserved turn, to be ready when it comes (sendTurn waits the rest).
-      leadMs: limit ? turnLeadMs(limit) + renderMs : 0,
-      minWaitMs: MIN_RATE_WAIT_MS,
-      spread: RATE_WAIT_SPREAD,
-      random: Math.random,
-    });
-    if (decided.kind !== 'wait') throw fail(REASON.UPSTREAM_RATE_LIMITED, { patience_s: patienceMs / 1000 });
-    const at = decided.at;
-    metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source });
-    // Shown by pipemsg-status at once, whenever the record below lands (wait-notes.ts).
-    await noteWait(
-      deps.redis,
-      deps.config.redisPrefix,
-      data.msg_id,
-      {
-        status: 'rate_limited',
-        retry_at: at,
-        attempts: attempt - 1,
-        reason: null,
-        code: null,
-        message: null,
-      },
-      Date.now(),
-    );
-    // The record only shows the wait; the wait itself must hold even while the store is away.
-    // (Passed on, the DependencyError would have dependency-wait.ts put the job off for its
-    // short backoff instead, and the bucket's reservation let it through early: a bot's whole
-    // backlog past its limit during a database outage.)
-    await markRateLimited(deps, ids, at, attempt - 1).catch((err: unknown) => {
-      if (!(err instanceof DependencyError)) throw err;
-      deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
-    });
-    return putOff(job, token, decided.wakeAt);
-  };
-  let limit: BucketLimit | undefined;
+  const run = new PipeRun(ctx, job);
+  return settle(run, await run.deliver(), token);
+}
+
+/** One run of one pipe job, and what it learned on the way (its payment, its render time). */
+class PipeRun {
+  readonly data: PipeJob;
+  readonly ids: DeliveryIds;
+  readonly attempt: number;
+  notPermissionsMention: string[] = [];
+  private readonly reservationKey: string;
   /**
-   * Takes the bot's budget at the send, right before the dispatch, where the promise
-   * `sends <= capacity + rate x t` must hold (tokens taken before a render of any length let sends
-   * bunch up behind slow renders). `mayHold`: a reservation or a kept payment may be there, to be
-   * claimed (a reservation from its turn on). Refused, the message waits for its turn here when
-   * that is near, else is put off until just before it (and rendered again then).
+   * A run that paid and then ends without a send anyone saw (an outage, a timeline insert the
+   * database did not take) leaves its payment for the next run, while it still counts as made
+   * then (paymentOf). Once the relay was asked, the next try pays again: a relay 429, 5xx or
+   * timeout was a request the relay saw, and every request the relay sees counts against the
+   * bot's rate + burst. (A timeline insert that did land is found by the next run before it
+   * pays: sentInEarlierRun.)
    */
-  const sendTurn = async (bucketKey: string, cost: number, mayHold: boolean): Promise<void> => {
-    const l = limit as BucketLimit;
-    for (let claim = mayHold; ; claim = true) {
-      const budget = await ctx.budgets.take(bucketKey, l, cost, { key: reservationKey, mayHold: claim });
-      if (budget.allowed) {
-        payment = paymentOf(budget, l, cost);
-        return;
+  private payment: Payment | null = null;
+  private relaySaw = false;
+  /**
+   * How long this run's render took (ms): a message put off after it comes back that much
+   * earlier, so that its next render ends before its turn (a claim long after the turn lapses).
+   */
+  private renderMs = 0;
+  private limit: BucketLimit | undefined;
+
+  constructor(
+    readonly ctx: ProcessContext,
+    readonly job: Job<PipeJob>,
+  ) {
+    this.data = job.data;
+    this.ids = {
+      msg_id: this.data.msg_id,
+      bot_id: this.data.bot_id,
+      pipe_id: this.data.pipe_id,
+      channel_id: this.data.channel_id,
+    };
+    this.attempt = job.attemptsMade + 1;
+    this.reservationKey = messageReservationKey(ctx.deps.config.redisPrefix, this.data.msg_id);
+  }
+
+  /** Runs the steps; a failure becomes its decision (retry or fail). */
+  async deliver(): Promise<Ended> {
+    const { deps } = this.ctx;
+    try {
+      return await this.steps();
+    } catch (err) {
+      // Nor is a run cut off because this process is stopping past its deadline
+      // (WorkerClosingError) a failure or a retry of the message. Recording a dependency outage
+      // as failed on the last attempt would kill a message the relay or the store may already
+      // hold, as when the sent-log append fails after a 200 from the relay.
+      if (err instanceof DependencyError || err instanceof WorkerClosingError) {
+        await this.keepPayment();
+        throw err;
       }
-      if (budget.retryAfterMs > turnLeadMs(l)) await delay(budget.retryAfterMs, 'bucket');
-      await sleep(budget.retryAfterMs);
+      const failure = asDeliveryFailure(err);
+      if (failure !== err) {
+        deps.log.error('pipe message hit an unexpected error', {
+          msg_id: this.data.msg_id,
+          error_id: failure.data?.error_id,
+          error: err,
+        });
+      }
+      const reason = describeFailure(failure).reason;
+      const next = afterFailure(
+        failure,
+        reason,
+        this.attempt,
+        this.job.opts.attempts ?? 1,
+        Date.now(),
+        // The delivery backoff gives BullMQ the same delay for this attempt.
+        retryDelayMs(this.data.msg_id, this.attempt, deps.config.retryBaseMs),
+      );
+      return next.kind === 'retry' ? { ...next, failure } : { kind: 'fail', reason, failure };
     }
-  };
-  try {
-    const earlier = await sentInEarlierRun(ctx, job, attempt);
+  }
+
+  private async steps(): Promise<Ended> {
+    const { ctx, job, data } = this;
+    const { deps } = ctx;
+    const earlier = await sentInEarlierRun(ctx, job, this.attempt);
     if (earlier) {
-      if (!earlier.relayed) await ctx.sentLog.append(ids, earlier.outcome);
+      if (!earlier.relayed) await ctx.sentLog.append(this.ids, earlier.outcome);
       // Counted here: the run that sent it died before it could.
       countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
-      return earlier.outcome;
+      return { kind: 'sent', outcome: earlier.outcome };
     }
     const checked = await check(ctx, data);
-    limit = messageLimit(checked.bot);
+    const limit = messageLimit(checked.bot);
+    this.limit = limit;
     const bucketKey = messageBucketKey(deps.config.redisPrefix, data.bot_id);
     // A job that ran before (put off, retried, stalled) may hold a reservation or a kept payment.
     const mayHold = job.delay > 0 || job.attemptsMade > 0 || ranBefore(job);
@@ -274,95 +268,162 @@ export async function processPipeJob(
     // bucket short, a look ahead (taking nothing) reserves the message's turn before the render,
     // so that a backlog is rendered once each, when its turn comes.
     if (!mayHold && ctx.budgets.looksShort(bucketKey, limit, checked.cost)) {
-      const ahead = await ctx.budgets.peek(bucketKey, limit, checked.cost, reservationKey);
-      if (!ahead.allowed) await delay(ahead.retryAfterMs, 'bucket');
+      const ahead = await ctx.budgets.peek(bucketKey, limit, checked.cost, this.reservationKey);
+      if (!ahead.allowed) return this.wait(ahead.retryAfterMs, 'bucket');
     }
     const renderStarted = performance.now();
     const prepared = await render(ctx, data, checked);
-    renderMs = performance.now() - renderStarted;
-    notPermissionsMention = prepared.notPermissionsMention;
-    await sendTurn(bucketKey, checked.cost, mayHold);
+    this.renderMs = performance.now() - renderStarted;
+    this.notPermissionsMention = prepared.notPermissionsMention;
+    const turn = await this.sendTurn(bucketKey, checked.cost, mayHold);
+    if (turn) return turn;
     const message = { ...prepared.message, create_at: deps.now() };
-    relaySaw = checked.bot.sink === 'relay';
+    this.relaySaw = checked.bot.sink === 'relay';
     const result = await dispatch(ctx, checked.bot, message);
-    if (result.kind === 'rate_limited') return await delay(result.waitMs, 'upstream');
+    if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
     // The store sink took the message when it was handed over (its timeline's create_at): the
     // moment its budget was held for, whatever the insert's own latency.
     const sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;
     const outcome: SentOutcome = {
       sent_at: sentAt,
       upstream_msg_id: result.upstream_msg_id,
-      attempts: attempt,
-      not_permissions_mention: notPermissionsMention,
+      attempts: this.attempt,
+      not_permissions_mention: this.notPermissionsMention,
     };
-    await ctx.sentLog.append(ids, outcome, checked.bot.sink === 'relay');
+    await ctx.sentLog.append(this.ids, outcome, checked.bot.sink === 'relay');
     countSent(ctx, job, checked.bot.sink, sentAt);
-    // The job's return value: what pipemsg-status answers until the record is in the store.
-    return outcome;
-  } catch (err) {
-    if (isPutOff(err)) throw err;
-    // The database or Redis did not answer: not the message's fault, so no attempt is spent and
-    // nothing is recorded here (dependency-wait.ts puts the job off). Recording it as failed on
-    // the last attempt would kill a message the relay or the store may already hold, as when the
-    // sent-log append fails after a 200 from the relay.
-    // Nor is a run cut off because this process is stopping past its deadline
-    // (WorkerClosingError): neither a failure nor a retry of the message.
-    if (err instanceof DependencyError || err instanceof WorkerClosingError) {
-      await keepPayment();
-      throw err;
+    return { kind: 'sent', outcome };
+  }
+
+  /**
+   * Takes the bot's budget at the send, right before the dispatch, where the promise
+   * `sends <= capacity + rate x t` must hold (tokens taken before a render of any length let sends
+   * bunch up behind slow renders). `mayHold`: a reservation or a kept payment may be there, to be
+   * claimed (a reservation from its turn on). Refused, the message waits for its turn here when
+   * that is near, else is put off until just before it (and rendered again then): null once
+   * paid, else the wait.
+   */
+  private async sendTurn(bucketKey: string, cost: number, mayHold: boolean): Promise<Ended | null> {
+    const l = this.limit as BucketLimit;
+    for (let claim = mayHold; ; claim = true) {
+      const budget = await this.ctx.budgets.take(bucketKey, l, cost, {
+        key: this.reservationKey,
+        mayHold: claim,
+      });
+      if (budget.allowed) {
+        this.payment = paymentOf(budget, l, cost);
+        return null;
+      }
+      if (budget.retryAfterMs > turnLeadMs(l)) return this.wait(budget.retryAfterMs, 'bucket');
+      await sleep(budget.retryAfterMs);
     }
-    const failure = asDeliveryFailure(err);
-    if (failure !== err) {
-      deps.log.error('pipe message hit an unexpected error', {
-        msg_id: data.msg_id,
-        error_id: failure.data?.error_id,
+  }
+
+  /** A rate-limited run's decision: wait (back early for a reserved turn), or dead past patience. */
+  private wait(waitMs: number, source: 'bucket' | 'upstream'): Ended {
+    const patienceMs = this.ctx.deps.config.relayRateLimitPatienceMs;
+    const decided = rateWait({
+      source,
+      waitMs,
+      now: Date.now(),
+      // Accepted, or replayed.
+      queuedAt: this.job.timestamp,
+      patienceMs,
+      leadMs: this.limit ? turnLeadMs(this.limit) + this.renderMs : 0,
+      minWaitMs: MIN_RATE_WAIT_MS,
+      spread: RATE_WAIT_SPREAD,
+      random: Math.random,
+    });
+    if (decided.kind === 'wait') return { ...decided, source };
+    return {
+      kind: 'fail',
+      reason: REASON.UPSTREAM_RATE_LIMITED,
+      failure: fail(REASON.UPSTREAM_RATE_LIMITED, { patience_s: patienceMs / 1000 }),
+    };
+  }
+
+  /** Leaves a payment no send used to the next run, while it is still as good as one made then. */
+  async keepPayment(): Promise<void> {
+    const keepMs = this.payment ? this.payment.validMs - (performance.now() - this.payment.at) : 0;
+    if (keepMs <= 0 || this.relaySaw) return;
+    await rememberPayment(this.ctx.deps.redis, this.reservationKey, keepMs).catch((err: unknown) => {
+      this.ctx.deps.log.warn('could not keep a paid message budget for its next run', {
+        msg_id: this.data.msg_id,
         error: err,
       });
+    });
+  }
+}
+
+/** Records how a run ended and tells BullMQ (job-control.ts); answers a sent message's outcome. */
+async function settle(run: PipeRun, ended: Ended, token: string | undefined): Promise<SentOutcome> {
+  const { ctx, job, data, ids, attempt } = run;
+  const { deps, metrics } = ctx;
+  switch (ended.kind) {
+    case 'sent':
+      // The job's return value: what pipemsg-status answers until the record is in the store.
+      return ended.outcome;
+    case 'wait': {
+      metrics.rateLimitedWaits.inc({ bot_id: data.bot_id, source: ended.source });
+      // Shown by pipemsg-status at once, whenever the record below lands (wait-notes.ts).
+      await noteWait(
+        deps.redis,
+        deps.config.redisPrefix,
+        data.msg_id,
+        {
+          status: 'rate_limited',
+          retry_at: ended.at,
+          attempts: attempt - 1,
+          reason: null,
+          code: null,
+          message: null,
+        },
+        Date.now(),
+      );
+      // The record only shows the wait; the wait itself must hold even while the store is away.
+      // (Passed on, the DependencyError would have dependency-wait.ts put the job off for its
+      // short backoff instead, and the bucket's reservation let it through early: a bot's whole
+      // backlog past its limit during a database outage.)
+      await markRateLimited(deps, ids, ended.at, attempt - 1).catch((err: unknown) => {
+        if (!(err instanceof DependencyError)) throw err;
+        deps.log.warn('rate-limited record not written: the database is away', { msg_id: data.msg_id });
+      });
+      return putOff(job, token, ended.wakeAt);
     }
-    const reason = describeFailure(failure).reason;
-    const next = afterFailure(
-      failure,
-      reason,
-      attempt,
-      job.opts.attempts ?? 1,
-      Date.now(),
-      // The delivery backoff gives BullMQ the same delay for this attempt.
-      retryDelayMs(data.msg_id, attempt, deps.config.retryBaseMs),
-    );
-    if (next.kind !== 'retry') {
-      await markFailed(deps, ids, failure, attempt, { ...data }, notPermissionsMention);
-      metrics.failed.inc({ reason });
+    case 'fail':
+      await markFailed(deps, ids, ended.failure, attempt, { ...data }, run.notPermissionsMention);
+      metrics.failed.inc({ reason: ended.reason });
       deps.log.info('pipe message failed', {
         msg_id: data.msg_id,
         bot_id: data.bot_id,
-        reason,
+        reason: ended.reason,
         attempts: attempt,
       });
-      return endDead(reason);
+      return endDead(ended.reason);
+    case 'retry': {
+      const { failure, reason } = ended;
+      metrics.retries.inc({ reason });
+      await run.keepPayment();
+      plannedRetries.set(failure, ended.at);
+      const described = describeFailure(failure);
+      await noteWait(
+        deps.redis,
+        deps.config.redisPrefix,
+        data.msg_id,
+        {
+          status: 'queued',
+          retry_at: ended.at,
+          attempts: attempt,
+          reason,
+          code: described.code,
+          message: described.message,
+        },
+        Date.now(),
+      );
+      await markRetrying(deps, ids, failure, attempt, ended.at);
+      // With the error: a relay's connection error names its address, which the record does not.
+      deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });
+      return retryLater(failure);
     }
-    metrics.retries.inc({ reason });
-    await keepPayment();
-    const retryAt = next.at;
-    plannedRetries.set(failure, retryAt);
-    const { reason: _, ...described } = describeFailure(failure);
-    await noteWait(
-      deps.redis,
-      deps.config.redisPrefix,
-      data.msg_id,
-      {
-        status: 'queued',
-        retry_at: retryAt,
-        attempts: attempt,
-        reason,
-        code: described.code,
-        message: described.message,
-      },
-      Date.now(),
-    );
-    await markRetrying(deps, ids, failure, attempt, retryAt);
-    // With the error: a relay's connection error names its address, which the record does not.
-    deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });
-    // BullMQ keeps the thrown error's message as the job's failedReason: the generic one.
-    throw failure;
   }
 }
