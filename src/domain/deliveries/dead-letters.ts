@@ -3,7 +3,7 @@ import { withRecordLock } from '../../locks/record-lock.js';
 import { lockKey } from '../../redis/keys.js';
 import type { DeliveryRecord, Page, PageRequest } from '../../store/index.js';
 import type { Deps } from '../deps.js';
-import { isReplayable } from './lifecycle.js';
+import { DEAD, isReplayable } from './lifecycle.js';
 
 export interface DeadFilter {
   readonly bot_id?: string;
@@ -41,7 +41,7 @@ export function listDeadDeliveries(
   filter: DeadFilter,
   page: PageRequest,
 ): Promise<Page<DeliveryRecord>> {
-  return deps.store.deliveries.list({ status: 'failed', ...filter }, page);
+  return deps.store.deliveries.list({ status: DEAD, ...filter }, page);
 }
 
 /** The Redis lock on one message's delivery record, held by replay and by dead-job recording. */

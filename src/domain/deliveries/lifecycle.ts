@@ -27,12 +27,14 @@ export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly Deli
   failed: ['queued', 'failed'],
 };
 
+/** The status of a dead message: what the dead-letter list shows, and what a replay moves on. */
+export const DEAD = 'failed' satisfies DeliveryStatus;
+
 /** A status no further run of the job changes: sent, or dead (only a replay moves it on). */
 export const isSettled = (status: DeliveryStatus): boolean => status === 'sent' || status === 'failed';
 
 /** Whether a message in `status` may be replayed: only a dead one (failed -> queued). */
-export const isReplayable = (status: DeliveryStatus): boolean =>
-  status === 'failed' && canMove(status, 'queued');
+export const isReplayable = (status: DeliveryStatus): boolean => status === DEAD && canMove(status, 'queued');
 
 /** Whether a record may move from `from` (null: none yet) to `to`. */
 export const canMove = (from: DeliveryStatus | null, to: DeliveryStatus): boolean =>
