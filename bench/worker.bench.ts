@@ -29,6 +29,7 @@
  * flat-memory check), BENCH_PROF (a directory: the Herald worker writes a V8 CPU profile there
  * on exit), BENCH_NODE_ARGS (more flags for the Herald worker's node).
  */
+
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -36,7 +37,7 @@ import { availableParallelism } from 'node:os';
 import { Job, Queue } from 'bullmq';
 import { bodyInput } from '../src/queue/job-input.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../src/queue/pipe-messages.js';
-import { sentLogKey } from '../src/workers/recovery/sent-log.js';
+import { sentLogKey } from '../src/redis/keys.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp } from '../test/helpers/test-app.js';
 import { cpuMicrosPerMessage, cpuTimes, formatCpu, pidOnPort } from './lib/cpu.js';

@@ -35,11 +35,9 @@ export type InputEncoding = 'base64' | 'deflate-base64';
 const INPUT_DEFLATE_LEVEL = 1;
 
 /**
- * The inflated size guessed from the deflated one: webhook JSON shrinks 3-8x at level 1. zlib
- * writes its output in chunks of this size and joins them at the end; with its default of 16 KB
- * a 50 KB push took four chunks and a copy, and inflating it 38 instead of 25 µs of CPU (20
- * commits; 8 commits, 19 KB: 23 against 16 µs). A guess too small only costs that again, one
- * too large a short-lived allocation.
+ * The inflated size guessed from the deflated one (webhook JSON shrinks 3-8x at level 1), as
+ * zlib's output chunk: one chunk and no join for most bodies (figures: docs/delivery.md,
+ * Scaling). A guess too small costs a join again, one too large a short-lived allocation.
  */
 const inflateChunkSize = (deflatedBytes: number): number =>
   Math.min(Math.max(deflatedBytes * 8, 16 * 1024), 1024 * 1024);

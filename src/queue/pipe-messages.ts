@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { createRedis } from '../redis/clients.js';
-import { PIPE_QUEUE, pipeJobKey } from '../redis/keys.js';
+import { PIPE_QUEUE } from '../redis/keys.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import type { InputEncoding } from './job-input.js';
 
@@ -124,4 +124,4 @@ export async function createPipeQueue(config: Config, bounded = true): Promise<P
   };
 }
 
-export { PIPE_QUEUE, pipeJobKey };
+export { PIPE_QUEUE };

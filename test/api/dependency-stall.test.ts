@@ -99,6 +99,33 @@ afterAll(async () => {
   await mongoProxy?.close();
 });
 
+/**
+ * While `proxy` is stalled every request answers 503 (50300) within BOUND_MS; once it is resumed
+ * (and `afterResume` ran), each answers 200 again.
+ */
+async function expectStalledThenRecovered(
+  proxy: TcpProxy,
+  requests: Record<string, () => Promise<ApiResponse>>,
+  afterResume: () => void = () => {},
+): Promise<void> {
+  proxy.stall();
+  try {
+    for (const [name, request] of Object.entries(requests)) {
+      const r = await timed(request);
+      expect({ name, status: r.status, code: r.code }).toEqual({ name, status: 503, code: 50300 });
+      expect(r.ms, name).toBeLessThan(BOUND_MS);
+    }
+  } finally {
+    proxy.resume();
+  }
+  afterResume();
+  for (const [name, request] of Object.entries(requests)) {
+    await expect
+      .poll(async () => ({ name, status: (await request()).status }), { timeout: 15_000 })
+      .toEqual({ name, status: 200 });
+  }
+}
+
 describe('database stalled', () => {
   it('answers 503 within DB_TIMEOUT_MS for an uncached pipe, an admin read, message/list and intimacy/update; then recovers', async () => {
     const cold = await createPipe(); // never used: not in the pipe cache
@@ -114,24 +141,7 @@ describe('database stalled', () => {
       if (name.startsWith('send')) continue; // a send would cache the pipe
       expect({ name, status: (await request()).status }).toEqual({ name, status: 200 });
     }
-    mongoProxy.stall();
-    try {
-      for (const [name, request] of Object.entries(requests)) {
-        const r = await timed(request);
-        expect({ name, status: r.status, code: r.code }).toEqual({ name, status: 503, code: 50300 });
-        expect(r.ms, name).toBeLessThan(BOUND_MS);
-      }
-    } finally {
-      mongoProxy.resume();
-    }
-    for (const [name, request] of Object.entries(requests)) {
-      await expect
-        .poll(async () => ({ name, status: (await request()).status }), { timeout: 15_000 })
-        .toEqual({
-          name,
-          status: 200,
-        });
-    }
+    await expectStalledThenRecovered(mongoProxy, requests);
   });
 });
 
@@ -145,25 +155,9 @@ describe('Redis stalled', () => {
       'intimacy/update': () =>
         app.request('POST', '/api/v3/intimacy/update', { bot: botToken, json: { user_id: 'u2', score: 8 } }),
     };
-    redisProxy.stall();
-    try {
-      for (const [name, request] of Object.entries(requests)) {
-        const r = await timed(request);
-        expect({ name, status: r.status, code: r.code }).toEqual({ name, status: 503, code: 50300 });
-        expect(r.ms, name).toBeLessThan(BOUND_MS);
-      }
-    } finally {
-      redisProxy.resume();
-    }
-    content = 'after the stall';
-    for (const [name, request] of Object.entries(requests)) {
-      await expect
-        .poll(async () => ({ name, status: (await request()).status }), { timeout: 15_000 })
-        .toEqual({
-          name,
-          status: 200,
-        });
-    }
+    await expectStalledThenRecovered(redisProxy, requests, () => {
+      content = 'after the stall';
+    });
     expect(await inputs()).not.toContain('during the stall');
   });
 

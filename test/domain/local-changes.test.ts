@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { directoryChangeChannel, publishDirectoryChange } from '../../src/domain/directory/change-feed.js';
+import { publishDirectoryChange } from '../../src/domain/directory/change-feed.js';
 import { type LocalChange, LocalChanges } from '../../src/domain/local-changes.js';
-import { announcePipeChange, pipesChangedChannel } from '../../src/domain/pipes/pipe-cache.js';
+import { announcePipeChange } from '../../src/domain/pipes/pipe-cache.js';
+import { directoryChangeChannel, pipesChangedChannel } from '../../src/redis/keys.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';

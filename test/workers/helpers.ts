@@ -3,7 +3,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import type { Deps } from '../../src/domain/deps.js';
+import type { Logger } from '../../src/log/logger.js';
+import { metricsFor } from '../../src/metrics/index.js';
 import { PIPE_JOB_NAME, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
+import { WorkerCaches } from '../../src/workers/caches.js';
+import type { ProcessContext } from '../../src/workers/process-context.js';
+import { SentLog } from '../../src/workers/recovery/sent-log.js';
+import { RenderPool } from '../../src/workers/render-pool/render-pool.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, type TestApp } from '../helpers/test-app.js';
 
@@ -180,18 +189,9 @@ parentPort.postMessage('ready');
   return pathToFileURL(file);
 }
 
-/**
- * Queues a plain message of `w` through pipe `pipeId` straight into the pipe queue, as the
- * ingest would have queued it (for states the API refuses at the door); answers its msg_id.
- */
-export async function enqueueDirect(
-  app: TestApp,
-  w: World,
-  pipeId: string,
-  over: Partial<PipeJob> = {},
-  options: { delay?: number } = {},
-): Promise<string> {
-  const job: PipeJob = {
+/** A plain message of `w` through pipe `pipeId`, as the ingest queues it; `over` changes fields. */
+export function directJobData(w: World, pipeId: string, over: Partial<PipeJob> = {}): PipeJob {
+  return {
     msg_id: `direct-${Math.random().toString(36).slice(2)}`,
     pipe_id: pipeId,
     bot_id: w.bot.id,
@@ -206,6 +206,48 @@ export async function enqueueDirect(
     accepted_at: Date.now(),
     ...over,
   };
+}
+
+/**
+ * Queues a plain message of `w` through pipe `pipeId` straight into the pipe queue, as the
+ * ingest would have queued it (for states the API refuses at the door); answers its msg_id.
+ */
+export async function enqueueDirect(
+  app: TestApp,
+  w: World,
+  pipeId: string,
+  over: Partial<PipeJob> = {},
+  options: { delay?: number } = {},
+): Promise<string> {
+  const job = directJobData(w, pipeId, over);
   await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id, ...options });
   return job.msg_id;
+}
+
+/**
+ * A worker's own parts on `deps` (caches, sent log, budgets) with `threads` stand-in render
+ * threads, for tests that run processPipeJob themselves; what it opens is pushed on `closers`.
+ */
+export async function workerContext(
+  deps: Deps,
+  closers: Array<() => Promise<unknown>>,
+  threads: number,
+  log: Logger,
+): Promise<ProcessContext> {
+  const caches = new WorkerCaches(deps);
+  await caches.start(deps);
+  closers.push(() => caches.close());
+  const blocking = new Redis(deps.config.redisUrl, { maxRetriesPerRequest: null });
+  closers.push(async () => blocking.disconnect());
+  const renderer = new RenderPool(threads, log, 60_000, standInThread());
+  closers.push(() => renderer.close());
+  await renderer.ready();
+  return {
+    deps,
+    caches,
+    metrics: metricsFor(deps),
+    sentLog: new SentLog(deps, deps.redis, blocking),
+    renderer,
+    budgets: new BucketLeases(deps.redis),
+  };
 }

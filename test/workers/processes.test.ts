@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
-import { sentLogKey } from '../../src/workers/recovery/sent-log.js';
+import { sentLogKey } from '../../src/redis/keys.js';
 import { overBucket } from '../helpers/rate.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';

@@ -62,9 +62,8 @@ export function statusOfJobState(state: JobState): DeliveryStatus | undefined {
   }
 }
 
-/** What a run of a pipe job ends in. */
-export type RunOutcome =
-  | { readonly kind: 'sent' }
+/** What a run of a pipe job that did not send decides. */
+export type Decision =
   /** Put off until `at` (ms) without spending an attempt; back `wakeAt` to be ready for it. */
   | { readonly kind: 'wait'; readonly at: number; readonly wakeAt: number }
   /** Run again at `at` (ms), spending an attempt. */
@@ -87,7 +86,7 @@ export function afterFailure(
   maxAttempts: number,
   now: number,
   delayMs: number,
-): RunOutcome {
+): Decision {
   if (isPermanent(failure) || attempt >= maxAttempts) return { kind: 'fail', reason };
   return { kind: 'retry', reason, at: now + delayMs };
 }
@@ -117,7 +116,7 @@ export interface RateWait {
  * wait is spread), or, for a 429 whose wait would end past the patience from when the job was
  * queued, dead with UPSTREAM_RATE_LIMITED (429s spend no attempt; this bounds them).
  */
-export function rateWait(w: RateWait): RunOutcome {
+export function rateWait(w: RateWait): Decision {
   const spread = w.source === 'upstream' ? w.spread * w.random() : 0;
   const wait = Math.max(w.minWaitMs, Math.ceil(w.waitMs * (1 + spread)));
   const at = w.now + wait;

@@ -4,10 +4,9 @@ import { waitNoteKey } from '../../redis/keys.js';
 
 /**
  * A message's current wait (a rate limit, or the backoff before a retry), noted in Redis by the
- * worker before it puts the job off, so that pipemsg-status shows it at once. Why: the delivery
- * record in the store says the same, but a store write can land late (a busy or slow database:
- * a second and more seen under load), and by then the wait may be over; a 429 then never showed
- * as rate_limited, a 500 showed late and without its retry_at. The note expires after its wait.
+ * worker before it puts the job off, so that pipemsg-status shows it at once: the delivery
+ * record says the same, but a slow store can write it after the wait is over. The note expires
+ * after its wait.
  */
 export interface WaitNote {
   readonly status: 'queued' | 'rate_limited';
@@ -23,8 +22,6 @@ export interface WaitNote {
 
 /** How long a note outlives its wait, in ms: only while the wait lasts is it read at all. */
 const NOTE_MARGIN_MS = 5_000;
-
-export { waitNoteKey };
 
 /** Notes `msgId`'s wait; resolves once Redis holds it. */
 export async function noteWait(

@@ -28,7 +28,6 @@ export const PUBLISH_RETRY_MS = 250;
 export const PUBLISH_RETRY_FOR_MS = DIRECTORY_CACHE_FRESH_MS;
 
 /** The pub/sub channel name. */
-export { directoryChangeChannel };
 
 /**
  * Publishes one change. The write it reports has already happened, so a Redis failure here is

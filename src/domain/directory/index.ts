@@ -8,7 +8,6 @@ export {
   type DirectoryChange,
   type DirectoryChangeKind,
   type DirectorySubscription,
-  directoryChangeChannel,
   PUBLISH_RETRY_MS,
   parseDirectoryChange,
   publishDirectoryChange,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../errors/index.js';
 import { metricsFor } from '../../metrics/index.js';
 import { bodyInput } from '../../queue/job-input.js';
-import { type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
-import { pipeBucketKey } from '../../redis/keys.js';
+import { pipeBucketKey, pipeJobKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
 import {
   acceptClaim,

@@ -33,7 +33,6 @@ export interface CachedPipe {
  * space and the publishing process's origin (LocalChanges.origin); older publishers sent the id
  * alone.
  */
-export { pipesChangedChannel };
 
 /** A pipes-changed message: the pipe, and who published it (undefined from older publishers). */
 export function parsePipeChange(text: string): { id: string; origin: string | undefined } {

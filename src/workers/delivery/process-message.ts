@@ -82,8 +82,6 @@ export function messageLimit(bot: BotRecord) {
   };
 }
 
-export { messageBucketKey, messageReservationKey };
-
 /**
  * Whether this job ran before without spending an attempt: it stalled (its worker died), or was
  * put off mid-run (a database or Redis outage, dependency-wait.ts; also the budget and relay 429

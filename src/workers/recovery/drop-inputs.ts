@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log/logger.js';
-import { type PipeJob, pipeJobKey } from '../../queue/pipe-messages.js';
-import { relayAnswerKey } from './sent-log.js';
+import type { PipeJob } from '../../queue/pipe-messages.js';
+import { pipeJobKey, relayAnswerKey } from '../../redis/keys.js';
 
 const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldDropInputs';

@@ -7,8 +7,6 @@ import type { Deps } from '../../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../../ratelimit/redis-errors.js';
 import { relayAnswerKey, sentLogKey } from '../../redis/keys.js';
 
-export { relayAnswerKey, sentLogKey };
-
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
 export const SENT_LOG_BATCH = 500;
 /** How long an idle flusher waits in one blocking read for new entries, in ms. */

@@ -2,19 +2,11 @@ import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import { metricsFor } from '../../../src/metrics/index.js';
 import { bodyInput } from '../../../src/queue/job-input.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../../src/queue/pipe-messages.js';
-import { BucketLeases } from '../../../src/ratelimit/bucket-leases.js';
-import { WorkerCaches } from '../../../src/workers/caches.js';
-import {
-  messageBucketKey,
-  messageReservationKey,
-  processPipeJob,
-} from '../../../src/workers/delivery/process-message.js';
+import { messageBucketKey, messageReservationKey } from '../../../src/redis/keys.js';
+import { processPipeJob } from '../../../src/workers/delivery/process-message.js';
 import { waitOutDependencyErrors } from '../../../src/workers/recovery/dependency-wait.js';
-import { SentLog } from '../../../src/workers/recovery/sent-log.js';
-import { RenderPool } from '../../../src/workers/render-pool/render-pool.js';
 import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import {
@@ -22,9 +14,10 @@ import {
   createRelayWorld,
   createTemplate,
   createWorld,
-  standInThread,
+  directJobData,
   startRelayServer,
   type World,
+  workerContext,
 } from '../helpers.js';
 
 /**
@@ -47,42 +40,9 @@ afterAll(async () => {
 
 /** The worker's own parts on the test app's resources, with the stand-in render thread. */
 async function workerParts() {
-  const deps = app.res;
-  const caches = new WorkerCaches(deps);
-  await caches.start(deps);
-  closers.push(() => caches.close());
-  const blocking = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-  closers.push(async () => blocking.disconnect());
-  const renderer = new RenderPool(1, silent, 60_000, standInThread());
-  closers.push(() => renderer.close());
-  await renderer.ready();
-  const metrics = metricsFor(deps);
-  const ctx = {
-    deps,
-    caches,
-    metrics,
-    sentLog: new SentLog(deps, deps.redis, blocking),
-    renderer,
-    budgets: new BucketLeases(deps.redis),
-  };
-  return { ctx, renderer, metrics };
+  const ctx = await workerContext(app.res, closers, 1, silent);
+  return { ctx, renderer: ctx.renderer, metrics: ctx.metrics };
 }
-
-/** A plain message of `w` through pipe `pipeId`, as the ingest queues it. */
-const directJob = (msgId: string, w: World, pipeId: string): PipeJob => ({
-  msg_id: msgId,
-  pipe_id: pipeId,
-  bot_id: w.bot.id,
-  channel_id: w.channelId,
-  guild_id: w.guildId,
-  template_id: null,
-  type: null,
-  quote: null,
-  nonce: '',
-  temp_target_id: null,
-  input: 'direct',
-  accepted_at: Date.now(),
-});
 
 /** A job of pipe `pipeId` as the ingest queues it, but of one attempt: where a failure is final. */
 async function queueJob(msgId: string, w: World, pipeId: string) {
@@ -224,7 +184,10 @@ describe('a relay that answered before its worker died', () => {
       await queue.close();
     });
     const msgId = `crash-${Date.now()}`;
-    await queue.add(PIPE_JOB_NAME, directJob(msgId, w, pipe.id), { jobId: msgId, attempts: 5 });
+    await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
+      jobId: msgId,
+      attempts: 5,
+    });
 
     // The first run takes the job, the relay answers 200, and the process dies before the job
     // is completed: its lock is never renewed and lapses.

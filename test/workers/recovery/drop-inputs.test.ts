@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import { type PipeJob, pipeJobKey } from '../../../src/queue/pipe-messages.js';
+import type { PipeJob } from '../../../src/queue/pipe-messages.js';
+import { pipeJobKey, relayAnswerKey } from '../../../src/redis/keys.js';
 import { DROP_INPUTS_BATCH, InputDropper } from '../../../src/workers/recovery/drop-inputs.js';
-import { relayAnswerKey } from '../../../src/workers/recovery/sent-log.js';
 import { useFileRedis } from '../../helpers/redis.js';
 
 /** The script's guards on the real Redis; the worker's use of it is in delivery.test.ts. */

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryIds, SentOutcome } from '../../../src/domain/deliveries/records.js';
-import { SentLog, sentLogKey } from '../../../src/workers/recovery/sent-log.js';
+import { sentLogKey } from '../../../src/redis/keys.js';
+import { SentLog } from '../../../src/workers/recovery/sent-log.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
