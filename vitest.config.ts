@@ -9,6 +9,7 @@ const unit = [
   'test/api/lang.test.ts',
   'test/api/pipe-request.test.ts',
   'test/config/**/*.test.ts',
+  'test/console/**/*.test.tsx',
   'test/domain/deliveries/lifecycle.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipes-cache.test.ts',
@@ -36,6 +37,8 @@ const processes = [
 const services = ['test/global-setup.ts'];
 
 export default defineConfig({
+  // The console's components (console/src) are Preact JSX.
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   test: {
     testTimeout: 20_000,
     hookTimeout: 60_000,

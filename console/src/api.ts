@@ -1,0 +1,107 @@
+import { signal } from '@preact/signals';
+import { lang } from './i18n.ts';
+
+/** An answer outside code 0: the envelope's code and message, and the HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly data: unknown = null,
+    /** Seconds from a 429's Retry-After header. */
+    readonly retryAfterS?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/**
+ * The session as the app knows it. The CSRF token lives only in memory: a reload asks the server
+ * for it again with the HttpOnly cookie, which script cannot read.
+ */
+export const session = signal<{ state: 'unknown' | 'signed-out' } | { state: 'signed-in'; csrf: string }>({
+  state: 'unknown',
+});
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  }
+  const qs = params.toString();
+  return qs === '' ? path : `${path}?${qs}`;
+}
+
+async function call<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+  const headers: Record<string, string> = { 'Accept-Language': lang.value, Accept: 'application/json' };
+  const s = session.value;
+  if (method !== 'GET' && s.state === 'signed-in') headers['X-CSRF-Token'] = s.csrf;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(withQuery(path, query), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, -1, lang.value === 'zh-CN' ? '无法连接到服务器' : 'Cannot reach the server');
+  }
+  let envelope: { code?: number; message?: string; data?: unknown } = {};
+  try {
+    envelope = await res.json();
+  } catch {
+    // A non-JSON answer (a proxy's error page): reported by status below.
+  }
+  if (res.ok && envelope.code === 0) return envelope.data as T;
+  if (res.status === 401 && path !== SESSION_PATH) session.value = { state: 'signed-out' };
+  const retry = Number(res.headers.get('Retry-After'));
+  throw new ApiError(
+    res.status,
+    envelope.code ?? -1,
+    envelope.message ?? res.statusText,
+    envelope.data,
+    Number.isFinite(retry) && retry > 0 ? retry : undefined,
+  );
+}
+
+export const SESSION_PATH = '/console/api/session';
+
+export const api = {
+  get: <T>(path: string, query?: Query) => call<T>('GET', path, undefined, query),
+  post: <T>(path: string, body: unknown = {}) => call<T>('POST', path, body),
+  del: <T>(path: string) => call<T>('DELETE', path),
+};
+
+interface SessionInfo {
+  csrf_token: string;
+  idle_timeout_s: number;
+}
+
+export async function restoreSession(): Promise<void> {
+  try {
+    const info = await api.get<SessionInfo>(SESSION_PATH);
+    session.value = { state: 'signed-in', csrf: info.csrf_token };
+  } catch {
+    session.value = { state: 'signed-out' };
+  }
+}
+
+export async function signIn(token: string): Promise<void> {
+  const info = await api.post<SessionInfo>(SESSION_PATH, { token });
+  session.value = { state: 'signed-in', csrf: info.csrf_token };
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await api.del(SESSION_PATH);
+  } finally {
+    session.value = { state: 'signed-out' };
+  }
+}

@@ -1,0 +1,66 @@
+import { signal } from '@preact/signals';
+import type { ComponentChildren } from 'preact';
+
+/** Where the console lives; every app path is relative to it. */
+export const BASE = '/console/';
+
+const current = () => {
+  const path = globalThis.location?.pathname ?? BASE;
+  return path.startsWith(BASE) ? path.slice(BASE.length) : '';
+};
+
+/** The app path (no base, no leading slash) and its query, e.g. `deliveries/123`. */
+export const route = signal({ path: current(), query: new URLSearchParams(globalThis.location?.search) });
+
+export function navigate(to: string, replace = false): void {
+  const url = BASE + to.replace(/^\//, '');
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  route.value = { path: current(), query: new URLSearchParams(location.search) };
+  globalThis.scrollTo?.(0, 0);
+}
+
+globalThis.addEventListener?.('popstate', () => {
+  route.value = { path: current(), query: new URLSearchParams(location.search) };
+});
+
+/** Matches `pattern` (segments, `:name` captures) against an app path. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/').filter(Boolean);
+  const got = path.split('/').filter(Boolean);
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = decodeURIComponent(got[i]!);
+    if (w.startsWith(':')) params[w.slice(1)] = g;
+    else if (w !== g) return null;
+  }
+  return params;
+}
+
+type LinkProps = {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-current'?: 'page' | undefined;
+  'aria-label'?: string;
+};
+
+/** An ordinary link (middle-click and keyboard work) that navigates in place. */
+export function Link({ to, children, ...rest }: LinkProps) {
+  const href = BASE + to.replace(/^\//, '');
+  return (
+    <a
+      {...rest}
+      href={href}
+      onClick={(e) => {
+        if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}

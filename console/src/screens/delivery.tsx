@@ -1,0 +1,6 @@
+import { Page } from '../ui/components.tsx';
+
+/** Placeholder: the delivery screen is being built. */
+export default function Screen(_props: { params: Record<string, string> }) {
+  return <Page title="delivery">{null}</Page>;
+}

@@ -1,0 +1,16 @@
+import { renderToString } from 'preact-render-to-string';
+import { describe, expect, it } from 'vitest';
+import { Link, match } from '../../console/src/router.tsx';
+
+describe('console router', () => {
+  it('matches app paths with captures', () => {
+    expect(match('', '')).toEqual({});
+    expect(match('deliveries/:msgId', 'deliveries/abc%2F1')).toEqual({ msgId: 'abc/1' });
+    expect(match('deliveries/:msgId', 'deliveries')).toBeNull();
+    expect(match('bots', 'pipes')).toBeNull();
+  });
+
+  it('draws links under the console base', () => {
+    expect(renderToString(<Link to="pipes/7">x</Link>)).toBe('<a href="/console/pipes/7">x</a>');
+  });
+});
