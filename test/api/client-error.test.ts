@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpHandler } from '../../src/api/app.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -57,5 +60,35 @@ describe('requests the parser refuses', () => {
     // The server serves on.
     const ok = await app.request('GET', '/healthz');
     expect(ok.status).toBe(200);
+  });
+
+  it('a request that does not arrive in time: 408 in the envelope, closed', async () => {
+    // Node's request timeout (300 s by default) is shortened on a server of its own; the answer
+    // comes from the same handler's client-error path.
+    const handler = createHttpHandler(app.res);
+    const server = createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
+      handler,
+    );
+    server.on('clientError', handler.onClientError);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // Headers never finished: the parser waits until the timeout (so no language is known).
+      const r = await rawRequest(
+        base,
+        'POST /api/v3/intimacy/update HTTP/1.1\r\nHost: herald\r\nAccept-Language: en-US\r\n',
+      );
+      expect(r.status).toBe(408);
+      expect(r.headers.connection).toBe('close');
+      expect(JSON.parse(r.text)).toEqual({
+        code: 40800,
+        message: '请求未能及时完整送达',
+        data: {},
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

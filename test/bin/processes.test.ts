@@ -1,63 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, type Proc, startEntry, waitForOutput } from '../helpers/spawn.js';
 import { TEST_ADMIN_TOKEN, uniqueName } from '../helpers/test-app.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-// Entry points run as `node --import tsx ...`, so that signals reach the process itself (the tsx
-// CLI would put a wrapper process in between).
 const unique = uniqueName('processes');
 const mongoBase = (process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27017/herald').replace(/\/[^/]*$/, '');
 const dbName = `herald_test_${unique}`;
 
-interface Proc {
-  child: ChildProcess;
-  out: string[];
-  err: string[];
-  exited: Promise<number | null>;
-}
-
 function start(entry: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/bin/${entry}.ts`], {
-    cwd: root,
-    env: {
-      ...process.env,
-      MONGO_URL: `${mongoBase}/${dbName}`,
-      REDIS_PREFIX: `herald-test-${unique}`,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startEntry(entry, {
+    MONGO_URL: `${mongoBase}/${dbName}`,
+    REDIS_PREFIX: `herald-test-${unique}`,
+    ...env,
   });
-  const out: string[] = [];
-  const err: string[] = [];
-  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => err.push(d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, out, err, exited };
 }
 
-async function waitFor(proc: Proc, text: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!proc.out.join('').includes(text)) {
-    // A process that has exited will print nothing more; say so at once.
-    if (Date.now() > deadline || proc.child.exitCode !== null)
-      throw new Error(`no "${text}" in output: ${proc.out.join('')} ${proc.err.join('')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** A port the kernel has just handed out as free (the web process needs a fixed PORT). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+const waitFor = waitForOutput;
 
 /**
  * Starts a web process on a free port. Another test's client socket can take the port between
