@@ -33,6 +33,9 @@ const processes = [
   'test/workers/upstream-rate.test.ts',
 ];
 
+/** Journeys in a real headless chromium over spawned web and worker processes. */
+const browser = ['test/browser/**/*.test.ts'];
+
 /** Starts (or finds) the real Redis and FerretDB once, before a project that uses them runs. */
 const services = ['test/global-setup.ts'];
 
@@ -63,7 +66,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...unit, ...processes],
+          exclude: [...unit, ...processes, ...browser],
           // Integration files each own a database and a Redis prefix, so files may run in parallel.
           globalSetup: services,
         },
@@ -74,6 +77,15 @@ export default defineConfig({
           name: 'processes',
           include: processes,
           globalSetup: services,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: browser,
+          globalSetup: [...services, 'test/browser/global-setup.ts'],
+          testTimeout: 60_000,
         },
       },
     ],
