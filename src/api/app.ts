@@ -11,7 +11,9 @@ import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
 import { adminDeliveryRoutes } from './routes/admin-deliveries.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
+import { adminIntimacyRoutes } from './routes/admin-intimacy.js';
 import { adminPipeRoutes } from './routes/admin-pipes.js';
+import { adminTemplateRoutes } from './routes/admin-templates.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
 import { messageRoutes } from './routes/messages.js';
@@ -66,6 +68,8 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   templateRoutes(router, deps);
   messageRoutes(router, deps);
   adminDeliveryRoutes(router, deps);
+  adminTemplateRoutes(router, deps);
+  adminIntimacyRoutes(router, deps);
   metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));

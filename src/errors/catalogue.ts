@@ -211,6 +211,25 @@ export const CATALOGUE = {
     '消息 {msg_id} 的重发数据已过期',
     'The replay input of message {msg_id} has expired',
   ),
+  // 40930-40939: a test message from the back office (pipe/send-test); the pipe's state prevents it.
+  PIPE_TEST_PIPE_DISABLED: def(
+    40930,
+    409,
+    '管道 {pipe_id} 已停用，启用后才能发送测试消息',
+    'Pipe {pipe_id} is disabled; enable it to send a test message',
+  ),
+  PIPE_TEST_BOT_DISABLED: def(
+    40931,
+    409,
+    '管道 {pipe_id} 的机器人 {bot_id} 已停用，启用后才能发送测试消息',
+    'The bot {bot_id} of pipe {pipe_id} is disabled; enable it to send a test message',
+  ),
+  PIPE_TEST_NO_TEST_DATA: def(
+    40932,
+    409,
+    '管道 {pipe_id} 绑定的模板 {template_id} 没有测试数据（test_data），请先为模板设置测试数据',
+    "Template {template_id} of pipe {pipe_id} has no test_data; set the template's test_data first",
+  ),
   REQUEST_TIMEOUT: def(40800, 408, '请求未能及时完整送达', 'The request did not arrive in time'),
   BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
   CHUNK_EXTENSIONS_TOO_LARGE: def(

@@ -113,6 +113,20 @@ const ID_ATTEMPTS = 3;
  * the lock fails instead of losing a change.
  */
 export function createTemplateStore({ Template }: TemplateModels) {
+  /** A page of live templates matching `filter`. */
+  async function listLive(req: PageRequest, filter: { bot_id?: string }): Promise<Page<TemplateRecord>> {
+    const field = TEMPLATE_SORT_FIELDS[req.sort.field] ?? 'created_at';
+    // _id as tie-breaker keeps pages stable when the sort field has equal values.
+    const sort: Record<string, 1 | -1> = { [field]: req.sort.dir };
+    if (field !== '_id') sort._id = req.sort.dir;
+    const query = { ...filter, deleted_at: null };
+    const [docs, total] = await Promise.all([
+      Template.find(query).sort(sort).skip(skipOf(req)).limit(req.pageSize).lean<TemplateDoc[]>(),
+      Template.countDocuments(query),
+    ]);
+    return { items: docs.map(toRecord), total };
+  }
+
   return {
     async create(bot: BotRecord, t: NewTemplate, now: number): Promise<TemplateRecord> {
       for (let attempt = 1; ; attempt++) {
@@ -154,17 +168,19 @@ export function createTemplateStore({ Template }: TemplateModels) {
       return d ? toRecord(d) : null;
     },
 
-    async list(bot: BotRecord, req: PageRequest): Promise<Page<TemplateRecord>> {
-      const field = TEMPLATE_SORT_FIELDS[req.sort.field] ?? 'created_at';
-      // _id as tie-breaker keeps pages stable when the sort field has equal values.
-      const sort: Record<string, 1 | -1> = { [field]: req.sort.dir };
-      if (field !== '_id') sort._id = req.sort.dir;
-      const filter = { bot_id: bot.id, deleted_at: null };
-      const [docs, total] = await Promise.all([
-        Template.find(filter).sort(sort).skip(skipOf(req)).limit(req.pageSize).lean<TemplateDoc[]>(),
-        Template.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
+    list(bot: BotRecord, req: PageRequest): Promise<Page<TemplateRecord>> {
+      return listLive(req, { bot_id: bot.id });
+    },
+
+    /** Operators: a live template by id, whatever its bot, or null (absent or deleted). */
+    async getAnyBot(id: string): Promise<TemplateRecord | null> {
+      const d = await Template.findOne({ _id: id, deleted_at: null }).lean<TemplateDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    /** Operators: live templates of every bot, or of `filter.bot_id`, sorted as `list`. */
+    listAnyBot(req: PageRequest, filter: { readonly bot_id?: string } = {}): Promise<Page<TemplateRecord>> {
+      return listLive(req, filter.bot_id !== undefined ? { bot_id: filter.bot_id } : {});
     },
 
     /**

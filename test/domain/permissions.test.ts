@@ -3,11 +3,14 @@ import {
   ALL_PERMISSIONS,
   DEFAULT_EVERYONE_PERMISSIONS,
   effectivePermissions,
+  explainSendPermission,
   hasPermission,
   maskAnd,
   maskAndNot,
   maskOr,
+  missingSendPermission,
   PERMISSION,
+  type PermissionStep,
 } from '../../src/domain/permissions.js';
 import type {
   ChannelRecord,
@@ -304,5 +307,212 @@ describe('hasPermission and the mask helpers', () => {
 
   it('the default everyone mask is view channels + send messages', () => {
     expect(DEFAULT_EVERYONE_PERMISSIONS).toBe(2048 + 4096);
+  });
+});
+
+describe('effectivePermissions with a trace', () => {
+  it.each(rows.map((r) => [r.name, r] as const))('%s: same answer, the last step ends on it', (_name, r) => {
+    const input = { guild: r.guild, member: r.member, channel: r.channel, userId: r.userId ?? USER };
+    const steps: PermissionStep[] = [];
+    const got = effectivePermissions(input, (s) => steps.push(s));
+    expect(got).toBe(r.expected);
+    expect(steps.at(-1)?.after ?? 0).toBe(r.expected);
+    expect(explainSendPermission(input).permissions).toBe(r.expected);
+  });
+});
+
+describe('missingSendPermission (what the workers require)', () => {
+  it.each([
+    [VIEW | SEND, null],
+    [SEND, 'view_channels'],
+    [VIEW, 'send_messages'],
+    [0, 'view_channels'],
+    [ADMIN, null],
+    [ALL_PERMISSIONS, null],
+  ] as const)('mask %d lacks %s', (mask, expected) => {
+    expect(missingSendPermission(mask)).toBe(expected);
+  });
+});
+
+describe('explainSendPermission', () => {
+  const explain = (g: GuildRecord, m: MemberRecord | null, c: ChannelRecord, userId = USER) =>
+    explainSendPermission({ guild: g, member: m, channel: c, userId });
+  /** Steps as [kind, id, op, effect] for compact comparison. */
+  const brief = (e: ReturnType<typeof explain>) => e.steps.map((s) => [s.kind, s.id, s.op, s.effect]);
+
+  it('the owner: every bit, whatever the overwrites, without a member record', () => {
+    const e = explain(guild(0), null, channel([ow(0, 0, ALL_PERMISSIONS)]), OWNER);
+    expect(e).toMatchObject({ allowed: true, missing: null, decided_by: { kind: 'guild_owner', id: OWNER } });
+    expect(e.steps).toEqual([
+      {
+        kind: 'guild_owner',
+        id: OWNER,
+        op: 'all',
+        effect: 'allow',
+        permissions: ALL_PERMISSIONS,
+        after: ALL_PERMISSIONS,
+      },
+    ]);
+  });
+
+  it('an administrator role: decided by that role; channel denies are not steps', () => {
+    const e = explain(
+      guild(0, [role(1, MENTION), role(2, ADMIN)]),
+      member([1, 2]),
+      channel([ow(0, 0, VIEW | SEND)]),
+    );
+    expect(e).toMatchObject({
+      allowed: true,
+      permissions: ALL_PERMISSIONS,
+      decided_by: { kind: 'administrator', id: 2, name: 'r2' },
+    });
+    expect(brief(e)).toEqual([
+      ['everyone', 0, 'union', 'none'],
+      ['role', 1, 'union', 'none'],
+      ['role', 2, 'union', 'allow'],
+      ['administrator', 2, 'all', 'allow'],
+    ]);
+  });
+
+  it('administrator on the everyone role: decided by administrator, role 0', () => {
+    const e = explain(guild(ADMIN), member([]), channel([ow(0, 0, SEND)]));
+    expect(e.decided_by).toEqual({ kind: 'administrator', id: 0, name: 'r0' });
+    expect(e.allowed).toBe(true);
+  });
+
+  it('a role granting send (everyone views only): decided by the role', () => {
+    const e = explain(guild(VIEW, [role(1, SEND)]), member([1]), channel());
+    expect(e).toMatchObject({ allowed: true, decided_by: { kind: 'role', id: 1, name: 'r1' } });
+    expect(e.steps).toEqual([
+      { kind: 'everyone', id: 0, name: 'r0', op: 'union', effect: 'allow', permissions: VIEW, after: VIEW },
+      {
+        kind: 'role',
+        id: 1,
+        name: 'r1',
+        op: 'union',
+        effect: 'allow',
+        permissions: SEND,
+        after: VIEW | SEND,
+      },
+    ]);
+  });
+
+  it('everyone only: decided by the everyone role', () => {
+    const e = explain(guild(VIEW | SEND, [role(1, SEND)]), member([]), channel());
+    expect(e).toMatchObject({ allowed: true, decided_by: { kind: 'everyone', id: 0, name: 'r0' } });
+    expect(brief(e)).toEqual([['everyone', 0, 'union', 'allow']]);
+  });
+
+  it('a role holding send that everyone also holds: everyone decides', () => {
+    const e = explain(guild(VIEW | SEND, [role(1, SEND)]), member([1]), channel());
+    expect(e.decided_by).toEqual({ kind: 'everyone', id: 0, name: 'r0' });
+  });
+
+  it('a channel role overwrite denying send: decided by that overwrite', () => {
+    const e = explain(guild(VIEW | SEND, [role(1, MENTION)]), member([1]), channel([ow(1, 0, SEND)]));
+    expect(e).toMatchObject({
+      allowed: false,
+      missing: 'send_messages',
+      permissions: VIEW | MENTION,
+      decided_by: { kind: 'role_overwrite', id: 1, name: 'r1' },
+    });
+    expect(e.steps.at(-1)).toEqual({
+      kind: 'role_overwrite',
+      id: 1,
+      name: 'r1',
+      op: 'deny',
+      effect: 'deny',
+      permissions: SEND,
+      after: VIEW | MENTION,
+    });
+  });
+
+  it('a user overwrite allowing send back: decided by the user overwrite', () => {
+    const e = explain(guild(VIEW | SEND), member([]), channel([ow(0, 0, SEND)], [uow(USER, SEND, 0)]));
+    expect(e).toMatchObject({ allowed: true, decided_by: { kind: 'user_overwrite', id: USER } });
+    expect(brief(e)).toEqual([
+      ['everyone', 0, 'union', 'allow'],
+      ['role_overwrite', 0, 'deny', 'deny'],
+      ['user_overwrite', USER, 'allow', 'allow'],
+    ]);
+  });
+
+  it('a user overwrite denying what a role overwrite allows: the user overwrite decides', () => {
+    const e = explain(
+      guild(VIEW, [role(1, 0)]),
+      member([1]),
+      channel([ow(1, SEND, 0)], [uow(USER, 0, SEND)]),
+    );
+    expect(e).toMatchObject({ allowed: false, decided_by: { kind: 'user_overwrite', id: USER } });
+    expect(brief(e).at(-1)).toEqual(['user_overwrite', USER, 'deny', 'deny']);
+  });
+
+  it('a role overwrite allow after an everyone deny: the allow decides (allows come after all denies)', () => {
+    const e = explain(
+      guild(VIEW | SEND, [role(1, 0), role(2, 0)]),
+      member([1, 2]),
+      channel([ow(2, SEND, 0), ow(0, 0, SEND), ow(1, SEND, 0)]),
+    );
+    expect(e).toMatchObject({ allowed: true, decided_by: { kind: 'role_overwrite', id: 2, name: 'r2' } });
+    expect(brief(e)).toEqual([
+      ['everyone', 0, 'union', 'allow'],
+      ['role', 1, 'union', 'none'],
+      ['role', 2, 'union', 'none'],
+      ['role_overwrite', 0, 'deny', 'deny'],
+      ['role_overwrite', 2, 'allow', 'allow'],
+      ['role_overwrite', 1, 'allow', 'allow'],
+    ]);
+  });
+
+  it('view denied while send is held: the view deny decides (view is checked first)', () => {
+    const e = explain(guild(VIEW | SEND, [role(1, 0)]), member([1]), channel([ow(1, 0, VIEW)]));
+    expect(e).toMatchObject({
+      allowed: false,
+      missing: 'view_channels',
+      decided_by: { kind: 'role_overwrite', id: 1 },
+    });
+  });
+
+  it('no step grants send: decided by the everyone role, which lacks it', () => {
+    const e = explain(guild(VIEW, [role(1, MENTION)]), member([1]), channel([ow(0, MENTION, 0)]));
+    expect(e).toMatchObject({
+      allowed: false,
+      missing: 'send_messages',
+      decided_by: { kind: 'everyone', id: 0, name: 'r0' },
+    });
+    expect(brief(e)).toEqual([
+      ['everyone', 0, 'union', 'allow'],
+      ['role', 1, 'union', 'none'],
+      ['role_overwrite', 0, 'allow', 'none'],
+    ]);
+  });
+
+  it('not a member: decided by not_member, whatever everyone and the overwrites allow', () => {
+    const e = explain(guild(VIEW | SEND), null, channel([], [uow(USER, SEND | VIEW, 0)]));
+    expect(e).toEqual({
+      allowed: false,
+      missing: 'view_channels',
+      permissions: 0,
+      decided_by: { kind: 'not_member', id: USER },
+      steps: [{ kind: 'not_member', id: USER, op: 'none', effect: 'deny', permissions: 0, after: 0 }],
+    });
+  });
+
+  it('an overwrite allowing administrator: the step shows the bit dropped', () => {
+    const e = explain(guild(VIEW | SEND), member([]), channel([], [uow(USER, ADMIN, 0)]));
+    expect(e.steps.at(-1)).toMatchObject({
+      op: 'allow',
+      effect: 'none',
+      permissions: ADMIN,
+      after: VIEW | SEND,
+    });
+    expect(e.decided_by.kind).toBe('everyone');
+  });
+
+  it("allowed always equals the workers' requirement on the same mask", () => {
+    for (const r of rows) {
+      const e = explain(r.guild, r.member, r.channel, r.userId ?? USER);
+      expect(e.allowed).toBe(missingSendPermission(r.expected) === null);
+    }
   });
 });

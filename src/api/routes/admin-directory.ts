@@ -1,10 +1,12 @@
 import type Router from '@koa/router';
+import { getBot } from '../../domain/bots.js';
 import type { Deps } from '../../domain/deps.js';
 import {
   addMember,
   type ChannelInput,
   createChannel,
   createGuild,
+  explainBotSend,
   type GuildInput,
   getUsers,
   listChannels,
@@ -245,6 +247,11 @@ const channelListQuery = compileValidator<{ guild_id: string }>({
   properties: { guild_id: idSchema },
   required: ['guild_id'],
 });
+const explainQuery = compileValidator<{ channel_id: string; bot_id: string }>({
+  type: 'object',
+  properties: { channel_id: idSchema, bot_id: idSchema },
+  required: ['channel_id', 'bot_id'],
+});
 const permissionsQuery = compileValidator<{ channel_id: string; user_id: string }>({
   type: 'object',
   properties: { channel_id: idSchema, user_id: idSchema },
@@ -429,6 +436,12 @@ export function adminDirectoryRoutes(router: Router<HeraldState>, deps: Deps): v
       send_messages: hasPermission(p, PERMISSION.SEND_MESSAGES),
       mention_everyone: hasPermission(p, PERMISSION.MENTION_EVERYONE),
     });
+  });
+
+  /** "Can this bot send here?": the decision the workers' check makes, with what decides it. */
+  router.get('/admin/api/channel/explain-send', admin, async (ctx) => {
+    const { channel_id, bot_id } = explainQuery(ctx.query);
+    reply(ctx, await explainBotSend(deps, await getBot(deps, bot_id), channel_id));
   });
 
   router.post('/admin/api/guild-member/add', admin, async (ctx) => {

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { acceptPipeMessage, PIPE_BUCKET, takePipeBudget } from '../../domain/pipes/ingest.js';
 import {
   createPipe,
   deletePipe,
@@ -10,9 +11,11 @@ import {
   updatePipe,
 } from '../../domain/pipes/pipes.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import { testMessage } from '../../domain/pipes/send-test.js';
 import type { PipeRateLimit } from '../../store/index.js';
 import { requireAdmin } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
+import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
@@ -111,6 +114,20 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
     const { id } = idInput(ctx.request.body);
     await deletePipe(deps, id);
     reply(ctx, {});
+  });
+
+  /**
+   * A test message through the door's own steps after the token (send-pipemsg's handler): the
+   * pipe's budget, then the queue. It counts against the pipe's budget like any message.
+   */
+  router.post('/admin/api/pipe/send-test', admin, async (ctx) => {
+    const { id } = idInput(ctx.request.body);
+    const { pipe, request } = await testMessage(deps, id, ctx.state.lang);
+    const budget = await takePipeBudget(deps, pipe);
+    ctx.set(rateLimitHeaders(budget, PIPE_BUCKET));
+    refuseIfLimited(budget);
+    const accepted = await acceptPipeMessage(deps, pipe, request);
+    reply(ctx, { msg_id: accepted.msg_id });
   });
 
   router.get('/admin/api/pipe/view', admin, async (ctx) => {

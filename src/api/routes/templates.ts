@@ -77,7 +77,7 @@ const input = (b: TemplateInput): TemplateInput => ({
 });
 
 /** A template as bots see it: the fields of spec 2.2, then Herald's extras. */
-const view = (t: TemplateRecord) => ({
+export const templateView = (t: TemplateRecord) => ({
   id: t.id,
   title: t.title,
   type: t.type,
@@ -100,7 +100,7 @@ const warning = (err: HeraldError, lang: Lang) => ({
 });
 
 const saved = (s: SavedTemplate, lang: Lang) => ({
-  model: view(s.model),
+  model: templateView(s.model),
   warnings: s.warnings.map((w) => warning(w, lang)),
 });
 
@@ -108,7 +108,7 @@ export function templateRoutes(router: Router<HeraldState>, deps: Deps): void {
   router.get('/api/v3/template/list', requireBot(deps, 'template/list'), async (ctx) => {
     const { request, sortEcho } = parsePage(ctx.query, Object.keys(TEMPLATE_SORT_FIELDS), 'created_at');
     const page = await listTemplates(deps, ctx.state.bot!, request);
-    reply(ctx, { items: page.items.map(view), meta: pageMeta(request, page.total), sort: sortEcho });
+    reply(ctx, { items: page.items.map(templateView), meta: pageMeta(request, page.total), sort: sortEcho });
   });
 
   router.post('/api/v3/template/create', requireBot(deps, 'template/create'), async (ctx) => {

@@ -2,7 +2,13 @@
  * The platform directory: users, guilds with roles, channels and members, the platform objects
  * templates see, and what a bot may do in a channel. See docs/directory.md.
  */
-export { botPermissionsInChannel, type ChannelAccess, userPermissionsInChannel } from './bot-access.js';
+export {
+  type BotSendExplanation,
+  botPermissionsInChannel,
+  type ChannelAccess,
+  explainBotSend,
+  userPermissionsInChannel,
+} from './bot-access.js';
 export {
   DIRECTORY_CACHE_FRESH_MS,
   type DirectoryChange,

@@ -31,7 +31,9 @@ export {
 export {
   createTemplate,
   deleteTemplate,
+  getTemplateAnyBot,
   listTemplates,
+  listTemplatesAnyBot,
   type SavedTemplate,
   type TemplateInput,
   updateTemplate,

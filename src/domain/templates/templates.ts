@@ -58,6 +58,22 @@ export function listTemplates(deps: Deps, bot: BotRecord, page: PageRequest): Pr
   return deps.store.templates.list(bot, page);
 }
 
+/** Operators (read-only): live templates of every bot, or of `filter.bot_id`. */
+export function listTemplatesAnyBot(
+  deps: Deps,
+  page: PageRequest,
+  filter: { readonly bot_id?: string } = {},
+): Promise<Page<TemplateRecord>> {
+  return deps.store.templates.listAnyBot(page, filter);
+}
+
+/** Operators (read-only): a live template by id, whatever its bot; TemplateNotFoundError otherwise. */
+export async function getTemplateAnyBot(deps: Deps, id: string): Promise<TemplateRecord> {
+  const t = await deps.store.templates.getAnyBot(id);
+  if (!t) throw new TemplateNotFoundError();
+  return t;
+}
+
 /**
  * Bot update. A template in review cannot be modified; a content (or format) change of an
  * approved or rejected template sends it back to "not reviewed" at the normal consumption.

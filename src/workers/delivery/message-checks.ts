@@ -1,6 +1,6 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
 import { isTextChannel } from '../../domain/directory/index.js';
-import { effectivePermissions, hasPermission, PERMISSION } from '../../domain/permissions.js';
+import { effectivePermissions, missingSendPermission } from '../../domain/permissions.js';
 import { NORMAL_MESSAGE_CONSUMPTION } from '../../domain/templates/constants.js';
 import { TemplateNotFoundError } from '../../domain/templates/errors.js';
 import { templateForSend } from '../../domain/templates/index.js';
@@ -63,14 +63,16 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
     data.temp_target_id ? caches.member(channel.guild_id, data.temp_target_id) : Promise.resolve(null),
   ]);
   if (!guild) throw fail(REASON.CHANNEL_NOT_FOUND, where);
+  // The same computation and requirement as the operators' explainer (explainSendPermission).
   const permissions = effectivePermissions({ guild, member: botMember, channel, userId: bot.user_id });
-  if (!hasPermission(permissions, PERMISSION.VIEW_CHANNELS)) {
+  const missing = missingSendPermission(permissions);
+  if (missing === 'view_channels') {
     throw fail(REASON.NO_VIEW_PERMISSION, {
       ...where,
       permission: 'view channels',
     });
   }
-  if (!hasPermission(permissions, PERMISSION.SEND_MESSAGES)) {
+  if (missing === 'send_messages') {
     throw fail(REASON.NO_SEND_PERMISSION, {
       ...where,
       permission: 'send messages',
