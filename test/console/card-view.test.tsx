@@ -284,7 +284,11 @@ describe('card view: every module type', () => {
     expect(textOf(audio)).toBe('SongAudiohttps://f.example/a.mp3');
 
     const video = drawModule({ type: 'video', src: 'https://f.example/v.mp4', title: 'Clip' });
-    expect(textOf(video)).toBe('🎬ClipVideohttps://f.example/v.mp4');
+    expect(textOf(video)).toBe('MP4ClipVideohttps://f.example/v.mp4');
+    expect(textOf(file).startsWith('PDFreport 2024.pdfFile')).toBe(true);
+    expect(textOf(drawModule({ type: 'video', src: 'https://f.example/stream' }))).toBe(
+      'VIDEOstreamVideohttps://f.example/stream',
+    );
     for (const out of [file, audio, video]) {
       expect(out).not.toMatch(/<(video|audio|iframe|embed|object|source)\b/);
       expect(attributeNames(out)).not.toContain('autoplay');

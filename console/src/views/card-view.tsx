@@ -242,7 +242,12 @@ function fileName(src: string): string {
   }
 }
 
-const MEDIA_ICON = { file: '📄', audio: '🎵', video: '🎬' } as const;
+/** The badge of a media box: the file's extension (PDF, MP3), else the kind; no emoji font needed. */
+function mediaBadge(name: string, kind: string): string {
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot + 1) : '';
+  return /^[a-z0-9]{1,4}$/i.test(ext) ? ext.toUpperCase() : kind.toUpperCase();
+}
 
 /** file, audio and video: a titled box with the address as a link; nothing plays here. */
 function media(m: Obj, kind: 'file' | 'audio' | 'video'): VNode {
@@ -255,7 +260,7 @@ function media(m: Obj, kind: 'file' | 'audio' | 'video'): VNode {
     <div class={`kcard-media kcard-${kind}`}>
       {cover ?? (
         <span class="kcard-media-icon" aria-hidden="true">
-          {MEDIA_ICON[kind]}
+          {mediaBadge(fileName(src), kind)}
         </span>
       )}
       <div class="kcard-media-body">
