@@ -1,0 +1,61 @@
+import { renderToString } from 'preact-render-to-string';
+import { afterEach, describe, expect, it } from 'vitest';
+import { statusLabel } from '../../console/src/deliveries.ts';
+import { lang } from '../../console/src/i18n.ts';
+import { Pager } from '../../console/src/ui/pager.tsx';
+import { Timeline } from '../../console/src/ui/timeline.tsx';
+
+const before = lang.value;
+afterEach(() => {
+  lang.value = before;
+});
+
+describe('delivery screen parts', () => {
+  it('draws the status history in order, with reasons, attempts and waits', () => {
+    lang.value = 'en-US';
+    const html = renderToString(
+      <Timeline
+        entries={[
+          { status: 'queued', at: 1_700_000_000_000 },
+          {
+            status: 'retrying',
+            at: 1_700_000_001_000,
+            reason: 'UPSTREAM_TIMEOUT',
+            attempt: 1,
+            retry_at: 1_700_000_003_000,
+          },
+          { status: 'failed', at: 1_700_000_009_000, reason: 'NO_SEND_PERMISSION', code: 40323 },
+        ]}
+      />,
+    );
+    const order = ['Queued', 'Retrying', 'Failed'].map((s) => html.indexOf(`>${s}<`));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(html).toContain('attempt 1');
+    expect(html).toContain('<code>NO_SEND_PERMISSION</code>');
+    expect(html).toContain('(40323)');
+    expect(html).toContain('until ');
+    expect(html).toContain(`datetime="${new Date(1_700_000_000_000).toISOString()}"`);
+  });
+
+  it('says when there is no history', () => {
+    lang.value = 'zh-CN';
+    expect(renderToString(<Timeline entries={[]} />)).toContain('还没有记录状态变化');
+  });
+
+  it('names statuses in both languages', () => {
+    lang.value = 'zh-CN';
+    expect(statusLabel('rate_limited')).toBe('限速等待');
+    lang.value = 'en-US';
+    expect(statusLabel('rate_limited')).toBe('Rate limited');
+    expect(statusLabel('something_new')).toBe('something_new');
+  });
+
+  it('pages only when there is more than one page', () => {
+    lang.value = 'en-US';
+    expect(renderToString(<Pager page={1} pageTotal={1} total={3} onPage={() => {}} />)).toBe('');
+    const html = renderToString(<Pager page={2} pageTotal={3} total={70} onPage={() => {}} />);
+    expect(html).toContain('Page 2 of 3, 70 in all');
+    expect(html).not.toContain('disabled');
+  });
+});
