@@ -40,4 +40,4 @@ export function translator<K extends string>(messages: Messages<K>) {
 /** A number or a time in the current language. */
 export const formatNumber = (n: number): string => new Intl.NumberFormat(lang.value).format(n);
 export const formatTime = (ms: number | null | undefined): string =>
-  ms == null ? '—' : new Date(ms).toLocaleString(lang.value, { hour12: false });
+  ms == null ? '—' : new Date(ms).toLocaleString(lang.value, { hourCycle: 'h23' });
