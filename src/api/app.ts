@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { HeraldError } from '../errors/index.js';
 import { answerClientError, type ClientErrorListener } from './client-error.js';
+import { consoleApp, consoleRoutes } from './console/index.js';
 import { answerEarly } from './early-answer.js';
 import { bodyTooLarge } from './json-rules.js';
 import { notFound } from './middleware/not-found.js';
@@ -67,8 +68,12 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   messageRoutes(router, deps);
   adminDeliveryRoutes(router, deps);
   metricsRoutes(router, deps);
+  if (deps.config.console) consoleRoutes(router, deps);
 
+  // Errors a mounted app (bull-board's) reports itself; Koa would print them to stderr.
+  app.on('error', (err: unknown) => deps.log.warn('console queue browser error', { error: err }));
   app.use(requestContext(deps.log));
+  if (deps.config.console) app.use(consoleApp(deps));
   app.use(router.routes());
   // Other methods on send-pipemsg reach Koa: 405 with Allow, as for the router's own routes.
   app.use(notFound(router, (path) => (isSendPipemsgPath(path) ? ['POST'] : [])));
