@@ -70,8 +70,9 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   metricsRoutes(router, deps);
   if (deps.config.console) consoleRoutes(router, deps);
 
-  // Errors a mounted app (bull-board's) reports itself; Koa would print them to stderr.
-  app.on('error', (err: unknown) => deps.log.warn('console queue browser error', { error: err }));
+  // Errors reported to the app rather than thrown (bull-board's own handler reports what it
+  // answered 500 for; Koa, a response stream that failed): Koa would print them to stderr.
+  app.on('error', (err: unknown) => deps.log.warn('error reported to the app', { error: err }));
   app.use(requestContext(deps.log));
   if (deps.config.console) app.use(consoleApp(deps));
   app.use(router.routes());

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../domain/deps.js';
+import { orRedisDown } from '../../ratelimit/redis-errors.js';
 import { consoleSessionKey } from '../../redis/keys.js';
 
 /** What Redis keeps of a console session, under the SHA-256 of its cookie value. */
@@ -23,16 +24,16 @@ export async function createSession(deps: SessionDeps): Promise<{ cookie: string
     csrf_token: randomBytes(32).toString('base64url'),
     created_at: deps.now(),
   };
-  await deps.redis.set(keyOf(deps, cookie), JSON.stringify(session), 'PX', idleMs(deps));
+  await orRedisDown(() => deps.redis.set(keyOf(deps, cookie), JSON.stringify(session), 'PX', idleMs(deps)));
   return { cookie, session };
 }
 
 /** The session of a cookie, its idle expiry renewed; undefined when it expired or never was. */
 export async function touchSession(deps: SessionDeps, cookie: string): Promise<ConsoleSession | undefined> {
-  const raw = await deps.redis.getex(keyOf(deps, cookie), 'PX', idleMs(deps));
+  const raw = await orRedisDown(() => deps.redis.getex(keyOf(deps, cookie), 'PX', idleMs(deps)));
   return raw === null ? undefined : (JSON.parse(raw) as ConsoleSession);
 }
 
 export async function endSession(deps: SessionDeps, cookie: string): Promise<void> {
-  await deps.redis.del(keyOf(deps, cookie));
+  await orRedisDown(() => deps.redis.del(keyOf(deps, cookie)));
 }

@@ -1,4 +1,5 @@
 import type { Deps } from '../../domain/deps.js';
+import { orRedisDown } from '../../ratelimit/redis-errors.js';
 import { signInFailuresKey } from '../../redis/keys.js';
 
 /** Sign-in tries one client address may fail within SIGN_IN_WINDOW_MS before it is refused. */
@@ -21,7 +22,9 @@ type ThrottleDeps = Pick<Deps, 'config' | 'redis'>;
  */
 export async function countSignInTry(deps: ThrottleDeps, address: string): Promise<number | undefined> {
   const key = signInFailuresKey(deps.config.redisPrefix, address);
-  const replies = await deps.redis.multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, 'NX').pttl(key).exec();
+  const replies = await orRedisDown(() =>
+    deps.redis.multi().incr(key).pexpire(key, SIGN_IN_WINDOW_MS, 'NX').pttl(key).exec(),
+  );
   if (replies === null) throw new Error('sign-in throttle: transaction aborted');
   for (const [err] of replies) if (err) throw err;
   const tries = Number(replies[0]?.[1]);
@@ -32,7 +35,7 @@ export async function countSignInTry(deps: ThrottleDeps, address: string): Promi
     SIGN_IN_PENALTY_MAX_MS,
   );
   if (penalty > waitMs) {
-    await deps.redis.pexpire(key, penalty, 'GT');
+    await orRedisDown(() => deps.redis.pexpire(key, penalty, 'GT'));
     waitMs = penalty;
   }
   return Math.max(1, Math.ceil(waitMs / 1000));
@@ -40,5 +43,5 @@ export async function countSignInTry(deps: ThrottleDeps, address: string): Promi
 
 /** The right token: the address's failures are forgotten. */
 export async function forgiveSignIn(deps: ThrottleDeps, address: string): Promise<void> {
-  await deps.redis.del(signInFailuresKey(deps.config.redisPrefix, address));
+  await orRedisDown(() => deps.redis.del(signInFailuresKey(deps.config.redisPrefix, address)));
 }

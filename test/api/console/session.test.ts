@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, keysOf, signIn, useConsoleDir } from '../../helpers/console.js';
+import { call, keysOf, type SignedIn, signIn, useConsoleDir } from '../../helpers/console.js';
 import { rawRequest } from '../../helpers/raw-http.js';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../helpers/test-app.js';
 
 /** Sign-in, session and sign-out (src/api/console/session.ts). */
@@ -233,5 +234,50 @@ describe('the Secure attribute', () => {
     expect(out.headers.get('set-cookie')).toBe(
       'herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
     );
+  });
+});
+
+describe('while Redis is unreachable', () => {
+  let proxy: TcpProxy;
+  let down: TestApp;
+  let session: SignedIn;
+  beforeAll(async () => {
+    const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    proxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
+    down = await startTestApp('console_down', {
+      CONSOLE_DIR: dir,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      DB_TIMEOUT_MS: '300',
+    });
+    session = await signIn(down);
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    await down?.close();
+    await proxy?.close();
+  });
+
+  it('sign-in and cookie calls answer 503 (not 401: the session is not lost), and recover', async () => {
+    proxy.cut();
+    const { cookie, csrf } = session;
+    await expect
+      .poll(async () => (await call(down, 'GET', '/console/api/session', { cookie })).status)
+      .toBe(503);
+    const tries = [
+      await call(down, 'POST', '/console/api/session', { json: { token: TEST_ADMIN_TOKEN } }),
+      await call(down, 'GET', '/admin/api/bot/list', { cookie }),
+      await call(down, 'DELETE', '/console/api/session', { cookie, csrf }),
+    ];
+    expect(tries.map((r) => [r.status, r.body?.code])).toEqual([
+      [503, 50300],
+      [503, 50300],
+      [503, 50300],
+    ]);
+    proxy.restore();
+    await expect
+      .poll(async () => (await call(down, 'GET', '/console/api/session', { cookie })).status, {
+        timeout: 10_000,
+      })
+      .toBe(200);
   });
 });
