@@ -253,6 +253,8 @@ describe('while Redis is unreachable', () => {
   });
   afterAll(async () => {
     proxy?.restore();
+    // Back on Redis before close(), which deletes the file's keys there.
+    await until(async () => (await down?.res.redis.ping().catch(() => 'down')) === 'PONG');
     await down?.close();
     await proxy?.close();
   });
