@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { PipeDeps } from '../domain/pipes/runtime.js';
 import { HeraldError } from '../errors/index.js';
 import { answerClientError, type ClientErrorListener } from './client-error.js';
+import { consoleApp, consoleRoutes } from './console/index.js';
 import { answerEarly } from './early-answer.js';
 import { bodyTooLarge } from './json-rules.js';
 import { notFound } from './middleware/not-found.js';
@@ -71,8 +72,13 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   adminTemplateRoutes(router, deps);
   adminIntimacyRoutes(router, deps);
   metricsRoutes(router, deps);
+  if (deps.config.console) consoleRoutes(router, deps);
 
+  // Errors reported to the app rather than thrown (bull-board's own handler reports what it
+  // answered 500 for; Koa, a response stream that failed): Koa would print them to stderr.
+  app.on('error', (err: unknown) => deps.log.warn('error reported to the app', { error: err }));
   app.use(requestContext(deps.log));
+  if (deps.config.console) app.use(consoleApp(deps));
   app.use(router.routes());
   // Other methods on send-pipemsg reach Koa: 405 with Allow, as for the router's own routes.
   app.use(notFound(router, (path) => (isSendPipemsgPath(path) ? ['POST'] : [])));

@@ -1,10 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
 import { botRestBucketKey } from '../redis/keys.js';
+import { readSessionCookie } from './console/cookie.js';
+import { csrfMatches, isStateChanging } from './console/csrf.js';
+import { touchSession } from './console/session-store.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimitHeaders, refuseIfLimited } from './rate-headers.js';
 import type { HeraldState } from './state.js';
@@ -26,14 +29,41 @@ const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
  * has a big or slow body read. Every route that takes a body has one of them.
  */
 
-/** Operators: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
-export function requireAdmin(deps: Deps): Middleware<HeraldState> {
+/** Whether `given` is the operators' token, compared in constant time. */
+export function adminTokenCheck(deps: Deps): (given: string) => boolean {
   const expected = sha256(deps.config.adminToken);
+  return (given) => timingSafeEqual(sha256(given), expected);
+}
+
+/**
+ * Operators: `Authorization: Bearer <ADMIN_TOKEN>` (scripts), else the console's session cookie
+ * (src/api/console). A cookie is sent by the browser whoever made the page, so a state change
+ * authenticated by it must also carry the session's X-CSRF-Token, which only the console's own
+ * page can read. Throws when the caller is not an operator.
+ */
+export function adminAuthenticator(deps: Deps): (ctx: Context) => Promise<void> {
+  const isAdminToken = adminTokenCheck(deps);
+  return async (ctx) => {
+    const given = credential(ctx.get('Authorization'), 'Bearer');
+    if (given !== undefined) {
+      if (!isAdminToken(given)) throw new HeraldError('INVALID_TOKEN');
+      return;
+    }
+    const cookie = deps.config.console ? readSessionCookie(ctx) : undefined;
+    const session = cookie === undefined ? undefined : await touchSession(deps, cookie);
+    if (session === undefined) throw new HeraldError('UNAUTHENTICATED');
+    if (isStateChanging(ctx.method) && !csrfMatches(ctx.get('X-CSRF-Token'), session.csrf_token)) {
+      throw new HeraldError('CSRF_REJECTED');
+    }
+  };
+}
+
+/** The admin API's guard: an operator (adminAuthenticator), then the body. */
+export function requireAdmin(deps: Deps): Middleware<HeraldState> {
+  const authenticate = adminAuthenticator(deps);
   const body = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
-    const given = credential(ctx.get('Authorization'), 'Bearer');
-    if (given === undefined) throw new HeraldError('UNAUTHENTICATED');
-    if (!timingSafeEqual(sha256(given), expected)) throw new HeraldError('INVALID_TOKEN');
+    await authenticate(ctx);
     await body(ctx, next);
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeraldError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
+import { isConsolePath, SECURITY_HEADERS } from './console/headers.js';
 import { errorEnvelope, writeEnvelope } from './envelope.js';
 import { pickLang } from './lang.js';
 import { logRequest, requestIdFrom } from './request-log.js';
@@ -23,7 +24,8 @@ export function answerEarly(
   const given = req.headers['x-request-id'];
   const requestId = requestIdFrom(Array.isArray(given) ? given.join(', ') : given);
   const envelope = errorEnvelope(error, pickLang(req.headers['accept-language']), undefined);
-  writeEnvelope(res, error.status, { 'X-Request-Id': requestId }, envelope, true);
+  const headers = { 'X-Request-Id': requestId, ...(isConsolePath(path) ? SECURITY_HEADERS : {}) };
+  writeEnvelope(res, error.status, headers, envelope, true);
   logRequest(log, {
     requestId,
     method: req.method ?? '',

@@ -95,3 +95,7 @@ export const DEFAULT_SENT_LOG_CLAIM_IDLE_MS = 30_000;
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */
 export const DEFAULT_BOT_MESSAGE_PER_SECOND = 5;
+/** How long an operator's console session lives without use, in seconds (each call renews it). */
+export const DEFAULT_CONSOLE_SESSION_IDLE_S = 30 * 60;
+/** Longest CONSOLE_SESSION_IDLE_S an operator may set, in seconds (1 day). */
+export const MAX_CONSOLE_SESSION_IDLE_S = 24 * 60 * 60;

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as D from './defaults.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -39,6 +41,14 @@ export interface Config {
   readonly retryBaseMs: number;
   /** How long a dead worker's unwritten sent records wait before another worker takes them, in ms. */
   readonly sentLogClaimIdleMs: number;
+  /** Whether the web process serves the operator console at /console/ (CONSOLE=on|off). */
+  readonly console: boolean;
+  /** The built console (index.html and assets/), an absolute path. */
+  readonly consoleDir: string;
+  /** How long a console session lives without use, in seconds. */
+  readonly consoleSessionIdleS: number;
+  /** Console cookies carry Secure: PUBLIC_URL is https (TLS may end at a proxy in front). */
+  readonly consoleSecureCookie: boolean;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -80,6 +90,21 @@ function url(env: Env, name: string, fallback: string, protocols: readonly strin
   return raw;
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'on' && raw !== 'off')
+    throw new ConfigError(`config: ${name} must be on or off (got "${raw}")`);
+  return raw === 'on';
+}
+
+/**
+ * Where `npm run build` writes the console: dist/console of the installed package. This file is
+ * src/config/index.ts under tsx and dist/config/index.js once built, two levels below the
+ * package root either way.
+ */
+const BUILT_CONSOLE_DIR = fileURLToPath(new URL('../../dist/console', import.meta.url));
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /**
@@ -120,6 +145,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     /\/+$/,
     '',
   );
+  const consoleDir = resolve(str(env, 'CONSOLE_DIR', BUILT_CONSOLE_DIR));
   return {
     port,
     host: str(env, 'HOST', D.DEFAULT_HOST),
@@ -164,5 +190,15 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       1_000,
       3_600_000,
     ),
+    console: onOff(env, 'CONSOLE', true),
+    consoleDir,
+    consoleSessionIdleS: int(
+      env,
+      'CONSOLE_SESSION_IDLE_S',
+      D.DEFAULT_CONSOLE_SESSION_IDLE_S,
+      1,
+      D.MAX_CONSOLE_SESSION_IDLE_S,
+    ),
+    consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
   };
 }

@@ -121,6 +121,13 @@ export const CATALOGUE = {
     '模板正在审核中，不能修改',
     'The template is in review and cannot be modified',
   ),
+  // The console's session cookie came without the session's X-CSRF-Token on a state change.
+  CSRF_REJECTED: def(
+    40302,
+    403,
+    '请求缺少有效的 X-CSRF-Token 请求头，已拒绝（请刷新控制台页面后重试）',
+    'Refused: the request lacks a valid X-CSRF-Token header (reload the console and try again)',
+  ),
 
   // 40320-40329: pipe message delivery (issue 6).
   CHANNEL_NOT_VISIBLE: def(
@@ -260,6 +267,12 @@ export const CATALOGUE = {
     '请求过于频繁，请 {retry_after} 秒后重试',
     'Too many requests, retry in {retry_after} s',
   ),
+  SIGN_IN_THROTTLED: def(
+    42901,
+    429,
+    '登录失败次数过多，请 {retry_after} 秒后重试',
+    'Too many failed sign-ins; try again in {retry_after} s',
+  ),
 
   // 42920-42929: pipe message delivery (issue 6); recorded on messages, never an HTTP answer.
   DELIVERY_UPSTREAM_RATE_LIMITED: def(
@@ -300,6 +313,12 @@ export const CATALOGUE = {
     503,
     '服务暂时不可用，请稍后重试（错误编号 {error_id}）',
     'Service temporarily unavailable, retry later (error id {error_id})',
+  ),
+  CONSOLE_NOT_BUILT: def(
+    50301,
+    503,
+    '控制台尚未构建：请先运行 npm run build（错误编号 {error_id}）',
+    'The console is not built: run `npm run build` first (error id {error_id})',
   ),
 } as const satisfies Record<string, ErrorDef>;
 

@@ -14,3 +14,12 @@ export function asRedisDependencyError(err: unknown): unknown {
 export function redisErrorCode(err: unknown): string | undefined {
   return err instanceof ReplyError && err instanceof Error ? /^[A-Z]+/.exec(err.message)?.[0] : undefined;
 }
+
+/** Runs `call`, turning an unreachable Redis into DependencyError (503) as asRedisDependencyError does. */
+export async function orRedisDown<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}

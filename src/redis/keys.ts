@@ -53,3 +53,10 @@ export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-
 export const directoryChangeChannel = (prefix: string): string => `${prefix}:directory-changed`;
 /** The connection name of a process's directory feed subscriber (CLIENT LIST). */
 export const directoryFeedName = (prefix: string): string => `${prefix}:directory-feed`;
+
+/** An operator's console session, by the SHA-256 (hex) of its cookie value, never the value. */
+export const consoleSessionKey = (prefix: string, cookieHash: string): string =>
+  `${prefix}:console:session:${cookieHash}`;
+/** Failed console sign-ins from one client address, in the current window. */
+export const signInFailuresKey = (prefix: string, address: string): string =>
+  `${prefix}:console:sign-in-failures:${address}`;

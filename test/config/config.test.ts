@@ -1,3 +1,5 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 
@@ -85,5 +87,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'https://herald.example.com/' }).publicUrl).toBe(
       'https://herald.example.com',
     );
+  });
+
+  it('reads the console settings: on by default, the built folder of this package, 30 min idle', () => {
+    const c = loadConfig(ADMIN);
+    expect(c).toMatchObject({ console: true, consoleSessionIdleS: 1800, consoleSecureCookie: false });
+    // Found from src/config (tsx) and dist/config (built) alike: two levels below the package root.
+    expect(c.consoleDir).toBe(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'console'));
+    expect(
+      loadConfig({ ...ADMIN, CONSOLE: 'off', CONSOLE_DIR: 'some/dir', CONSOLE_SESSION_IDLE_S: '60' }),
+    ).toMatchObject({ console: false, consoleDir: resolve('some/dir'), consoleSessionIdleS: 60 });
+    expect(() => loadConfig({ ...ADMIN, CONSOLE: 'yes' })).toThrow(
+      new ConfigError('config: CONSOLE must be on or off (got "yes")'),
+    );
+    expect(() => loadConfig({ ...ADMIN, CONSOLE_SESSION_IDLE_S: '0' })).toThrow(
+      new ConfigError('config: CONSOLE_SESSION_IDLE_S must be an integer from 1 to 86400 (got "0")'),
+    );
+  });
+
+  it('marks console cookies Secure when PUBLIC_URL is https', () => {
+    expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'https://herald.example.com' }).consoleSecureCookie).toBe(true);
+    expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'HTTPS://herald.example.com' }).consoleSecureCookie).toBe(true);
+    expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'http://herald.example.com' }).consoleSecureCookie).toBe(false);
   });
 });

@@ -1,0 +1,70 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Queue } from 'bullmq';
+import type { Middleware } from 'koa';
+import type { Deps } from '../../domain/deps.js';
+import { HeraldError } from '../../errors/index.js';
+import { adminAuthenticator } from '../auth.js';
+import type { HeraldState } from '../state.js';
+import { CONSOLE_PATH, contentSecurityPolicy, inlineScriptHashes } from './headers.js';
+
+export const QUEUES_PATH = `${CONSOLE_PATH}/queues`;
+
+/**
+ * bull-board over the pipe queue, behind the console's sign-in. Read-only: a job retried or
+ * removed here would bypass the delivery records that Herald's replay keeps (the console's
+ * Deliveries screen replays through the admin API), and bull-board's page cannot send our
+ * X-CSRF-Token; its state-changing calls still need one (adminAuthenticator), and then meet
+ * bull-board's own read-only refusal.
+ */
+/**
+ * The console's policy, with two changes for bull-board's page: its inline scripts by hash (it has
+ * none that run today: its config is a JSON data block), and `base-uri 'self'`, as the page
+ * loads its files relative to a <base> element (without it, deep links such as
+ * /console/queues/queue/<name> load nothing).
+ */
+export const boardPolicy = (html: string): string =>
+  contentSecurityPolicy(inlineScriptHashes(html), { baseUri: "'self'" });
+
+export function queueBrowser(deps: Deps, queue: Queue): Middleware<HeraldState> {
+  const adapter = new KoaAdapter();
+  adapter.setBasePath(QUEUES_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
+    // @bull-board/koa 9.10.1 brings its own @bull-board/api 9.10.1, whose types differ from the
+    // 9.10.2 we use only by private fields; at run time the adapter takes what createBullBoard gives.
+    serverAdapter: adapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    options: { uiConfig: { boardTitle: 'Herald queues' } },
+  });
+  const board = adapter.registerPlugin() as unknown as Middleware<HeraldState>;
+  const authenticate = adminAuthenticator(deps);
+  let page: { html: string; csp: string } | undefined;
+  return async (ctx) => {
+    try {
+      await authenticate(ctx);
+    } catch (err) {
+      // A browser opening the page names text/html; bull-board's own calls ask for JSON or */*.
+      const isPageLoad =
+        (ctx.method === 'GET' || ctx.method === 'HEAD') && /\btext\/html\b/i.test(ctx.get('Accept'));
+      if (err instanceof HeraldError && err.status === 401 && isPageLoad) {
+        ctx.status = 302;
+        ctx.redirect(`${CONSOLE_PATH}/`);
+        return;
+      }
+      throw err;
+    }
+    // Not `next`: bull-board's own error handler wraps what it calls, and would turn our 404
+    // into its 500.
+    let unmatched = false;
+    await board(ctx, async () => {
+      unmatched = true;
+    });
+    if (unmatched) throw new HeraldError('ROUTE_NOT_FOUND');
+    // Its page is rendered from a template per request; the same text keeps the same hashes.
+    if (typeof ctx.body === 'string' && ctx.response.is('html')) {
+      if (page?.html !== ctx.body) page = { html: ctx.body, csp: boardPolicy(ctx.body) };
+      ctx.set('Content-Security-Policy', page.csp);
+    }
+  };
+}

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { call, keysOf, type SignedIn, signIn, useConsoleDir } from '../../helpers/console.js';
+import { rawRequest } from '../../helpers/raw-http.js';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
+import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../helpers/test-app.js';
+
+/** Sign-in, session and sign-out (src/api/console/session.ts). */
+const dir = useConsoleDir();
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp('console_session', { CONSOLE_DIR: dir });
+});
+afterAll(() => app?.close());
+
+/** Each test starts with no failed sign-ins on record for the loopback address. */
+beforeEach(async () => {
+  const keys = await keysOf(app, 'console:sign-in-failures:*');
+  if (keys.length > 0) await app.res.redis.del(...keys);
+});
+
+/** Polls `check` until it holds (no fixed sleeps); fails after `ms`. */
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('sign-in', () => {
+  it('trades the token for an HttpOnly, SameSite=Strict session cookie and a CSRF token', async () => {
+    const { cookie, csrf, answer } = await signIn(app);
+    expect(answer.body).toMatchObject({ code: 0, data: { csrf_token: csrf, idle_timeout_s: 1800 } });
+    expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(answer.headers.get('set-cookie')).toBe(
+      `herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict`,
+    );
+    // Redis keeps the session under the SHA-256 of the cookie, never the cookie itself.
+    const keys = await keysOf(app, 'console:session:*');
+    expect(keys.some((k) => k.includes(cookie))).toBe(false);
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(cookie).digest('hex');
+    expect(keys).toContain(`${app.config.redisPrefix}:console:session:${hash}`);
+    expect(await app.res.redis.get(`${app.config.redisPrefix}:console:session:${hash}`)).not.toContain(
+      cookie,
+    );
+  });
+
+  it('GET /console/api/session reads the session back; without a valid cookie it is 401', async () => {
+    const { cookie, csrf } = await signIn(app);
+    const r = await call(app, 'GET', '/console/api/session', { cookie });
+    expect([r.status, r.body?.data]).toEqual([200, { csrf_token: csrf, idle_timeout_s: 1800 }]);
+    for (const c of [undefined, 'x'.repeat(43), 'not a cookie']) {
+      const none = await call(app, 'GET', '/console/api/session', c === undefined ? {} : { cookie: c });
+      expect([none.status, none.body?.code]).toEqual([401, 40100]);
+    }
+  });
+
+  it('each session has its own cookie and CSRF token', async () => {
+    const a = await signIn(app);
+    const b = await signIn(app);
+    expect(a.cookie).not.toBe(b.cookie);
+    expect(a.csrf).not.toBe(b.csrf);
+  });
+
+  it('a wrong token is 401 INVALID_TOKEN with a message, and no cookie', async () => {
+    const r = await call(app, 'POST', '/console/api/session', {
+      json: { token: 'wrong-token-0123456789abcdef' },
+    });
+    expect([r.status, r.body?.code, r.body?.message]).toEqual([401, 40101, 'Invalid token']);
+    expect(r.headers.get('set-cookie')).toBeNull();
+  });
+
+  it.each([
+    [{}, 400],
+    [{ token: 42 }, 400],
+    [{ token: '' }, 400],
+  ])('a body %j is refused (%i) and counts as a failure', async (json, status) => {
+    const r = await call(app, 'POST', '/console/api/session', { json });
+    expect(r.status).toBe(status);
+    expect(r.headers.get('set-cookie')).toBeNull();
+    expect(await keysOf(app, 'console:sign-in-failures:*')).toHaveLength(1);
+  });
+
+  it('a sign-in body bigger than a token is not read (413)', async () => {
+    const r = await call(app, 'POST', '/console/api/session', { json: { token: 'x'.repeat(8000) } });
+    expect([r.status, r.body?.code]).toEqual([413, 41300]);
+  });
+});
+
+describe('throttling per client address', () => {
+  const wrong = () =>
+    call(app, 'POST', '/console/api/session', { json: { token: 'wrong-token-0123456789abcdef' } });
+  const right = () => call(app, 'POST', '/console/api/session', { json: { token: TEST_ADMIN_TOKEN } });
+
+  it('after 5 failures in the window, further tries get 429 with a growing Retry-After, the right token too', async () => {
+    for (let i = 0; i < 5; i++) expect((await wrong()).status).toBe(401);
+    const first = await right();
+    expect([first.status, first.body?.code]).toEqual([429, 42901]);
+    expect(first.headers.get('set-cookie')).toBeNull();
+    const waits = [Number(first.headers.get('retry-after'))];
+    expect(waits[0]).toBeGreaterThan(500);
+    expect(waits[0]).toBeLessThanOrEqual(600);
+    expect(first.body?.message).toBe(`Too many failed sign-ins; try again in ${waits[0]} s`);
+    for (let i = 0; i < 5; i++) {
+      const r = await wrong();
+      expect(r.status).toBe(429);
+      waits.push(Number(r.headers.get('retry-after')));
+    }
+    // Each try while refused lengthens the wait: past the window, up to the cap.
+    expect(waits.at(-1)).toBeGreaterThan(600);
+    expect(waits.at(-1)).toBeLessThanOrEqual(3600);
+    for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThanOrEqual((waits[i - 1] ?? 0) - 1);
+  });
+
+  it('tries sent at once cannot outrun the count', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, wrong));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+  });
+
+  it('once the window has passed, the right token signs in again', async () => {
+    for (let i = 0; i < 5; i++) await wrong();
+    expect((await right()).status).toBe(429);
+    // The window passing, without waiting ten minutes: its key expires now.
+    const [key] = await keysOf(app, 'console:sign-in-failures:*');
+    await app.res.redis.pexpire(key as string, 1);
+    await until(async () => (await keysOf(app, 'console:sign-in-failures:*')).length === 0);
+    expect((await right()).status).toBe(200);
+  });
+
+  it('a right token forgets the failures before it', async () => {
+    for (let i = 0; i < 4; i++) await wrong();
+    expect((await right()).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await wrong()).status).toBe(401);
+  });
+
+  it('a refused address is answered before its body is read', async () => {
+    for (let i = 0; i < 5; i++) await wrong();
+    const r = await rawRequest(
+      app.base,
+      'POST /console/api/session HTTP/1.1\r\nHost: herald\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tok',
+    );
+    expect([r.status, JSON.parse(r.text).code, r.headers.connection]).toEqual([429, 42901, 'close']);
+    expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('sign-out', () => {
+  it('DELETE with the CSRF token ends the session and clears the cookie', async () => {
+    const { cookie, csrf } = await signIn(app);
+    const r = await call(app, 'DELETE', '/console/api/session', { cookie, csrf });
+    expect([r.status, r.body?.code]).toEqual([200, 0]);
+    expect(r.headers.get('set-cookie')).toBe('herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict');
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(401);
+    expect((await call(app, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(401);
+  });
+
+  it("DELETE without the CSRF token, or with another session's, is 403 and the session lives on", async () => {
+    const { cookie } = await signIn(app);
+    const other = await signIn(app);
+    for (const csrf of [undefined, '', other.csrf, 'forged']) {
+      const r = await call(
+        app,
+        'DELETE',
+        '/console/api/session',
+        csrf === undefined ? { cookie } : { cookie, csrf },
+      );
+      expect([r.status, r.body?.code]).toEqual([403, 40302]);
+      expect(r.headers.get('set-cookie')).toBeNull();
+    }
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(200);
+  });
+
+  it('signing in again ends the session the browser had', async () => {
+    const first = await signIn(app);
+    const r = await call(app, 'POST', '/console/api/session', {
+      cookie: first.cookie,
+      json: { token: TEST_ADMIN_TOKEN },
+    });
+    expect(r.status).toBe(200);
+    expect((await call(app, 'GET', '/console/api/session', { cookie: first.cookie })).status).toBe(401);
+  });
+});
+
+describe('idle expiry', () => {
+  let short: TestApp;
+  beforeAll(async () => {
+    short = await startTestApp('console_idle', { CONSOLE_DIR: dir, CONSOLE_SESSION_IDLE_S: '3' });
+  });
+  afterAll(() => short?.close());
+
+  const ttlOf = async (): Promise<number> => {
+    const [key] = await keysOf(short, 'console:session:*');
+    return key === undefined ? -2 : short.res.redis.pttl(key);
+  };
+
+  it('each authenticated call renews the idle expiry; unused, the session ends', async () => {
+    const { cookie, answer } = await signIn(short);
+    expect(answer.body?.data.idle_timeout_s).toBe(3);
+    await until(async () => (await ttlOf()) < 2000);
+    expect((await call(short, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(200);
+    expect(await ttlOf()).toBeGreaterThan(2000);
+    await until(async () => (await ttlOf()) < 2000);
+    expect((await call(short, 'GET', '/console/api/session', { cookie })).status).toBe(200);
+    expect(await ttlOf()).toBeGreaterThan(2000);
+    // Left alone, it expires.
+    await until(async () => (await ttlOf()) === -2);
+    const r = await call(short, 'GET', '/console/api/session', { cookie });
+    expect([r.status, r.body?.code]).toEqual([401, 40100]);
+    expect((await call(short, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(401);
+  });
+});
+
+describe('the Secure attribute', () => {
+  let https: TestApp;
+  beforeAll(async () => {
+    https = await startTestApp('console_https', {
+      CONSOLE_DIR: dir,
+      PUBLIC_URL: 'https://herald.example.com',
+    });
+  });
+  afterAll(() => https?.close());
+
+  it('is set when PUBLIC_URL is https (TLS ending at a proxy in front), on sign-in and sign-out', async () => {
+    const { cookie, csrf, answer } = await signIn(https);
+    expect(answer.headers.get('set-cookie')).toBe(
+      `herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`,
+    );
+    const out = await call(https, 'DELETE', '/console/api/session', { cookie, csrf });
+    expect(out.headers.get('set-cookie')).toBe(
+      'herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
+    );
+  });
+});
+
+describe('while Redis is unreachable', () => {
+  let proxy: TcpProxy;
+  let down: TestApp;
+  let session: SignedIn;
+  beforeAll(async () => {
+    const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    proxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
+    down = await startTestApp('console_down', {
+      CONSOLE_DIR: dir,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      DB_TIMEOUT_MS: '300',
+    });
+    session = await signIn(down);
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    // Back on Redis before close(), which deletes the file's keys there.
+    await until(async () => (await down?.res.redis.ping().catch(() => 'down')) === 'PONG');
+    await down?.close();
+    await proxy?.close();
+  });
+
+  it('sign-in and cookie calls answer 503 (not 401: the session is not lost), and recover', async () => {
+    proxy.cut();
+    const { cookie, csrf } = session;
+    await expect
+      .poll(async () => (await call(down, 'GET', '/console/api/session', { cookie })).status)
+      .toBe(503);
+    const tries = [
+      await call(down, 'POST', '/console/api/session', { json: { token: TEST_ADMIN_TOKEN } }),
+      await call(down, 'GET', '/admin/api/bot/list', { cookie }),
+      await call(down, 'DELETE', '/console/api/session', { cookie, csrf }),
+    ];
+    expect(tries.map((r) => [r.status, r.body?.code])).toEqual([
+      [503, 50300],
+      [503, 50300],
+      [503, 50300],
+    ]);
+    proxy.restore();
+    await expect
+      .poll(async () => (await call(down, 'GET', '/console/api/session', { cookie })).status, {
+        timeout: 10_000,
+      })
+      .toBe(200);
+  });
+});
