@@ -32,9 +32,7 @@ export function queueBrowser(deps: Deps, queue: Queue): Middleware<HeraldState> 
   adapter.setBasePath(QUEUES_PATH);
   createBullBoard({
     queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
-    // @bull-board/koa 9.10.1 brings its own @bull-board/api 9.10.1, whose types differ from the
-    // 9.10.2 we use only by private fields; at run time the adapter takes what createBullBoard gives.
-    serverAdapter: adapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'Herald queues' } },
   });
   const board = adapter.registerPlugin() as unknown as Middleware<HeraldState>;
