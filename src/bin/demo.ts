@@ -84,6 +84,7 @@ try {
   const lines = [
     '',
     `Herald demo is running at ${base} (Ctrl-C stops it)`,
+    ...(config.console ? [`  console:     ${base}/console/  (sign in with the admin token)`] : []),
     `  admin token: ${config.adminToken}`,
     `  demo bot:    ${bot.name} (id ${bot.id}); token ${token}`,
     '',
