@@ -1,5 +1,5 @@
 import type { ComponentChildren, TargetedEvent } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { translator } from '../i18n.ts';
 
@@ -146,6 +146,8 @@ export function Confirm(props: {
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // A screen may hold several dialogs (one per table row): each needs its own title id.
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -153,8 +155,8 @@ export function Confirm(props: {
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="dialog" onCancel={props.onCancel} aria-labelledby="dialog-title">
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} class="dialog" onCancel={props.onCancel} aria-labelledby={titleId}>
+      <h2 id={titleId}>{props.title}</h2>
       <div>{props.children}</div>
       <div class="actions">
         <button type="button" class="secondary" onClick={props.onCancel}>
