@@ -11,6 +11,7 @@ import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
 import { adminDeliveryRoutes } from './routes/admin-deliveries.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
+import { adminOverviewRoutes } from './routes/admin-overview.js';
 import { adminPipeRoutes } from './routes/admin-pipes.js';
 import { healthRoutes } from './routes/health.js';
 import { intimacyRoutes } from './routes/intimacy.js';
@@ -66,6 +67,7 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   templateRoutes(router, deps);
   messageRoutes(router, deps);
   adminDeliveryRoutes(router, deps);
+  adminOverviewRoutes(router, deps);
   metricsRoutes(router, deps);
 
   app.use(requestContext(deps.log));
