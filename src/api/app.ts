@@ -13,6 +13,7 @@ import { adminBotRoutes } from './routes/admin-bots.js';
 import { adminDeliveryRoutes } from './routes/admin-deliveries.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
 import { adminIntimacyRoutes } from './routes/admin-intimacy.js';
+import { adminOverviewRoutes } from './routes/admin-overview.js';
 import { adminPipeRoutes } from './routes/admin-pipes.js';
 import { adminTemplateRoutes } from './routes/admin-templates.js';
 import { healthRoutes } from './routes/health.js';
@@ -71,6 +72,7 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   adminDeliveryRoutes(router, deps);
   adminTemplateRoutes(router, deps);
   adminIntimacyRoutes(router, deps);
+  adminOverviewRoutes(router, deps);
   metricsRoutes(router, deps);
   if (deps.config.console) consoleRoutes(router, deps);
 

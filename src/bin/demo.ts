@@ -4,6 +4,7 @@ import { createBot } from '../domain/bots.js';
 import { addMember, createChannel, createGuild, upsertUser } from '../domain/directory/index.js';
 import { createPipe } from '../domain/pipes/pipes.js';
 import { createTemplate } from '../domain/templates/index.js';
+import { WorkerHeartbeat } from '../domain/worker-heartbeats.js';
 import { listen } from '../http/server.js';
 import { createLogger } from '../log/logger.js';
 import { openResources } from '../resources.js';
@@ -53,6 +54,9 @@ const log = createLogger(config.logLevel).child({ process: 'demo' });
 try {
   const resources = await openResources(config, log);
   const workers = await startWorkers(resources, resources.pipeRuntime.queue);
+  // Shows the demo's worker in the back office's overview while it runs.
+  const heartbeat = new WorkerHeartbeat(resources.redis, config.redisPrefix, config.workerConcurrency, log);
+  await heartbeat.start();
   const running = await listen(createHttpHandler(resources), config.port, config.host);
   const { bot, token } = await createBot(resources, {
     name: 'Herald Demo Bot',
@@ -112,6 +116,7 @@ try {
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await running.close(config.shutdownTimeoutMs);
     await workers.close(config.shutdownTimeoutMs);
+    await heartbeat.stop();
     await resources.close();
   });
 } catch (err) {

@@ -1,4 +1,5 @@
 import { openCore } from '../core.js';
+import { WorkerHeartbeat } from '../domain/worker-heartbeats.js';
 import { createLogger } from '../log/logger.js';
 import { createPipeQueue } from '../queue/pipe-messages.js';
 import { startWorkers } from '../workers/index.js';
@@ -22,9 +23,13 @@ try {
     await core.close();
     throw err;
   });
+  // Shows this process in the back office's overview while it runs.
+  const heartbeat = new WorkerHeartbeat(core.redis, config.redisPrefix, config.workerConcurrency, log);
+  await heartbeat.start();
   log.info('worker started');
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await workers.close(config.shutdownTimeoutMs);
+    await heartbeat.stop();
     await queue.close();
     await core.close();
   });

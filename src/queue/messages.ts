@@ -3,6 +3,14 @@ import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
 import { type JobSnapshot, readJobSnapshot } from './job-snapshot.js';
 import { PIPE_JOB_NAME, type PipeJob, type PipeQueue } from './pipe-messages.js';
 
+/** The pipe queue's jobs by state. */
+export interface QueueCounts {
+  readonly waiting: number;
+  readonly delayed: number;
+  readonly active: number;
+  readonly failed: number;
+}
+
 /**
  * The pipe queue as Herald's code uses it: every add, withdrawal, requeue and read of a message's
  * job goes through here (one job per message, its id the msg_id). A Redis that is away is a
@@ -51,6 +59,26 @@ export class PipeMessages {
   /** The message's job, for the dead-job sweeps. */
   async job(msgId: string): Promise<Job<PipeJob> | undefined> {
     return (await this.queue.getJob(msgId)) as Job<PipeJob> | undefined;
+  }
+
+  /**
+   * How many jobs are in each state, read at one moment: waiting (prioritized and paused ones
+   * included), delayed (put off: a rate limit's or a retry's wait), active, failed (dead, kept
+   * for replay).
+   */
+  async counts(): Promise<QueueCounts> {
+    let c: Record<string, number>;
+    try {
+      c = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+    return {
+      waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.paused ?? 0),
+      delayed: c.delayed ?? 0,
+      active: c.active ?? 0,
+      failed: c.failed ?? 0,
+    };
   }
 
   /** The ids of the newest `limit` dead (failed) jobs. */

@@ -47,6 +47,12 @@ export const relayAnswerKey = (prefix: string, msgId: string): string =>
 /** A message's current wait (rate limit or retry backoff), shown before its record lands. */
 export const waitNoteKey = (prefix: string, msgId: string): string => `${prefix}:deliveries:waiting:${msgId}`;
 
+/** Messages sent, failed for good and retried in the minute starting at `minuteMs` (a hash). */
+export const deliveryCountsKey = (prefix: string, minuteMs: number): string =>
+  `${prefix}:deliveries:counts:${minuteMs}`;
+/** The worker processes' heartbeats: a hash of worker id -> what it is and when it last beat. */
+export const workerHeartbeatsKey = (prefix: string): string => `${prefix}:workers:heartbeats`;
+
 /** Pub/sub: every change of a pipe. */
 export const pipesChangedChannel = (prefix: string): string => `${prefix}:pipes-changed`;
 /** Pub/sub: every change of the directory, a template or a bot. */

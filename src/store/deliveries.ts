@@ -1,10 +1,39 @@
 import mongoose from 'mongoose';
-import { DUPLICATE_KEY } from './db-errors.js';
+import { DUPLICATE_KEY, isDuplicateKey } from './db-errors.js';
 import type { DeliveryModels } from './delivery-model.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
 
 /** Where one pipe message stands. `queued` is also what the status answers before any record. */
 export type DeliveryStatus = 'queued' | 'rate_limited' | 'sent' | 'failed';
+
+/**
+ * What a history entry names: the status a transition wrote, or how it got there where the
+ * status alone does not say (`retrying`: queued again after a failed attempt; `replayed`: an
+ * operator sent a dead message again). src/domain/deliveries/lifecycle.ts owns these names.
+ */
+export type DeliveryStage = DeliveryStatus | 'retrying' | 'replayed';
+
+/** One recorded transition of a message (its record keeps the last DELIVERY_HISTORY_MAX). */
+export interface DeliveryEvent {
+  readonly status: DeliveryStage;
+  /** When it happened, in ms. */
+  readonly at: number;
+  readonly reason?: string;
+  readonly code?: number;
+  /** When the next try is due (a wait or a retry), in ms. */
+  readonly retry_at?: number;
+  /** Delivery attempts made by then. */
+  readonly attempt?: number;
+}
+
+/** The message as it was sent: type 9 KMarkdown, or 10 card (content is the card JSON). */
+export interface RenderedMessage {
+  readonly type: number;
+  readonly content: string;
+}
+
+/** How many transitions a record keeps, the newest. */
+export const DELIVERY_HISTORY_MAX = 50;
 
 export interface DeliveryRecord {
   readonly msg_id: string;
@@ -35,12 +64,23 @@ export interface DeliveryRecord {
   readonly updated_at: number;
 }
 
+/**
+ * A record with what only one message's page shows: its transitions, oldest first, and the
+ * message as sent. Records written before these existed read as `[]` and null.
+ */
+export interface DeliveryDetail extends DeliveryRecord {
+  readonly history: readonly DeliveryEvent[];
+  readonly rendered: RenderedMessage | null;
+}
+
 /** Fields a worker or replay writes; omitted fields keep their value. */
 export type DeliveryChanges = Partial<
   Omit<DeliveryRecord, 'msg_id' | 'bot_id' | 'pipe_id' | 'channel_id' | 'created_at' | 'updated_at'>
 > & {
   /** The job to keep for replay (only while failed); null drops it. */
   readonly job?: Readonly<Record<string, unknown>> | null;
+  /** The message as sent (written with `sent`). */
+  readonly rendered?: RenderedMessage | null;
 };
 
 export interface DeliveryFilter {
@@ -49,11 +89,24 @@ export interface DeliveryFilter {
   readonly pipe_id?: string;
   /** The reason code a failed (or retried) message was recorded with. */
   readonly reason?: string;
+  /** true: only records with a retry_at (waiting); false: only those without. */
+  readonly waiting?: boolean;
+  /** true: only messages an operator replayed (replays > 0). */
+  readonly replayed?: boolean;
+  /** created_at at or after this, in ms. */
+  readonly since?: number;
+  /** created_at at or before this, in ms. */
+  readonly until?: number;
 }
+
+/** How a list is ordered: newest first by one of these. */
+export const DELIVERY_SORT_FIELDS = ['updated_at', 'created_at'] as const;
 
 interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
   _id: string;
   job?: Record<string, unknown> | null;
+  history?: DeliveryEvent[];
+  rendered?: RenderedMessage | null;
 }
 
 const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
@@ -76,13 +129,30 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   updated_at: d.updated_at,
 });
 
+const toDetail = (d: DeliveryDoc): DeliveryDetail => ({
+  ...toRecord(d),
+  history: Array.isArray(d.history) ? d.history : [],
+  rendered: d.rendered ?? null,
+});
+
+/** What a list or a single read leaves out: the replay input and the per-message detail. */
+const LIST_PROJECTION = { job: 0, history: 0, rendered: 0 } as const;
+
 /** Only the filter fields that were given (an absent field must not match `null`). */
-function filterOf(f: DeliveryFilter): Record<string, string> {
-  const q: Record<string, string> = {};
+function filterOf(f: DeliveryFilter): Record<string, unknown> {
+  const q: Record<string, unknown> = {};
   if (f.status !== undefined) q.status = f.status;
   if (f.bot_id !== undefined) q.bot_id = f.bot_id;
   if (f.pipe_id !== undefined) q.pipe_id = f.pipe_id;
   if (f.reason !== undefined) q.reason = f.reason;
+  if (f.waiting !== undefined) q.retry_at = f.waiting ? mongoose.trusted({ $ne: null }) : null;
+  if (f.replayed) q.replays = mongoose.trusted({ $gt: 0 });
+  if (f.since !== undefined || f.until !== undefined) {
+    q.created_at = mongoose.trusted({
+      ...(f.since !== undefined ? { $gte: f.since } : {}),
+      ...(f.until !== undefined ? { $lte: f.until } : {}),
+    });
+  }
   return q;
 }
 
@@ -102,8 +172,14 @@ const replayableDead = ({ died_before, ...f }: ReplayableFilter) => ({
 export function createDeliveryStore({ Delivery }: DeliveryModels) {
   return {
     async get(msgId: string): Promise<DeliveryRecord | null> {
-      const d = await Delivery.findById(msgId, { job: 0 }).lean<DeliveryDoc>();
+      const d = await Delivery.findById(msgId, LIST_PROJECTION).lean<DeliveryDoc>();
       return d ? toRecord(d) : null;
+    },
+
+    /** One record with its history and the message as sent (one message's page). */
+    async detail(msgId: string): Promise<DeliveryDetail | null> {
+      const d = await Delivery.findById(msgId, { job: 0 }).lean<DeliveryDoc>();
+      return d ? toDetail(d) : null;
     },
 
     /** Which of these messages have a settled (`sent` or `failed`) record (one query; ids only). */
@@ -126,24 +202,44 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
     },
 
     /**
-     * Creates or updates one message's record. Callers are the worker holding the job's lock
-     * or a replay holding the record lock, so there is one writer per record at a time
-     * (FerretDB v1's read-then-write updates are safe under that).
+     * Creates or updates one message's record, and appends `event` to its history in the same
+     * write. Callers are the worker holding the job's lock or a replay holding the record lock,
+     * so there is one writer per record at a time (FerretDB v1's read-then-write updates are
+     * safe under that, and so is the history's cap below).
      */
     async save(
       msgId: string,
       ids: { bot_id: string; pipe_id: string; channel_id: string },
       changes: DeliveryChanges,
       now: number,
+      event?: DeliveryEvent,
     ): Promise<void> {
-      await Delivery.updateOne(
-        { _id: msgId },
-        {
-          $set: { ...ids, ...changes, updated_at: now },
-          $setOnInsert: { created_at: now },
-        },
-        { upsert: true },
-      );
+      const update = {
+        $set: { ...ids, ...changes, updated_at: now },
+        $setOnInsert: { created_at: now },
+      };
+      if (!event) {
+        await Delivery.updateOne({ _id: msgId }, update, { upsert: true });
+        return;
+      }
+      // FerretDB v1 ignores $push's $slice (and $position), so the cap is a condition instead:
+      // the push applies while the history has room (the usual case: one round trip, as
+      // without a history). A full one makes the upsert's insert collide with the record; the
+      // oldest entry is dropped and the write made again (records past the cap only).
+      const write = () =>
+        Delivery.updateOne(
+          { _id: msgId, [`history.${DELIVERY_HISTORY_MAX - 1}`]: mongoose.trusted({ $exists: false }) },
+          { ...update, $push: { history: { $each: [event] } } },
+          { upsert: true },
+        );
+      try {
+        await write();
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const full = { [`history.${DELIVERY_HISTORY_MAX - 1}`]: mongoose.trusted({ $exists: true }) };
+        await Delivery.updateOne({ _id: msgId, ...full }, { $pop: { history: -1 } });
+        await write();
+      }
     },
 
     /**
@@ -155,6 +251,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         msg_id: string;
         ids: { bot_id: string; pipe_id: string; channel_id: string };
         changes: DeliveryChanges;
+        /** The record's first history entry. */
+        event?: DeliveryEvent;
       }>,
       now: number,
     ): Promise<string[]> {
@@ -173,7 +271,9 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         retry_at: null,
         not_permissions_mention: [],
         job: null,
+        rendered: null,
         ...r.changes,
+        history: r.event ? [r.event] : [],
         created_at: now,
         updated_at: now,
       }));
@@ -198,11 +298,15 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       }
     },
 
+    /** Records matching `filter`, by `req.sort` (DELIVERY_SORT_FIELDS), _id breaking ties. */
     async list(filter: DeliveryFilter, req: PageRequest): Promise<Page<DeliveryRecord>> {
       const q = filterOf(filter);
+      const field = (DELIVERY_SORT_FIELDS as readonly string[]).includes(req.sort.field)
+        ? req.sort.field
+        : 'updated_at';
       const [docs, total] = await Promise.all([
-        Delivery.find(q, { job: 0 })
-          .sort({ updated_at: -1, _id: -1 })
+        Delivery.find(q, LIST_PROJECTION)
+          .sort({ [field]: req.sort.dir, _id: req.sort.dir })
           .skip(skipOf(req))
           .limit(req.pageSize)
           .lean<DeliveryDoc[]>(),
@@ -213,6 +317,17 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
 
     count(filter: DeliveryFilter): Promise<number> {
       return Delivery.countDocuments(filterOf(filter));
+    },
+
+    /** Dead (failed) messages by the reason they died of, most first. */
+    async failedByReason(): Promise<Array<{ reason: string | null; count: number }>> {
+      const rows = await Delivery.aggregate<{ _id: string | null; count: number }>([
+        { $match: { status: 'failed' } },
+        { $group: { _id: '$reason', count: { $sum: 1 } } },
+      ]);
+      return rows
+        .map((r) => ({ reason: r._id ?? null, count: r.count }))
+        .sort((a, b) => b.count - a.count || String(a.reason).localeCompare(String(b.reason)));
     },
 
     /**
@@ -244,7 +359,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
           replays: mongoose.trusted({ $gt: 0 }),
           updated_at: mongoose.trusted({ $lt: before }),
         },
-        { job: 0 },
+        LIST_PROJECTION,
       )
         .sort({ updated_at: 1 })
         .limit(limit)

@@ -30,6 +30,11 @@ const deliverySchema = new mongoose.Schema(
     // The job as accepted, kept while the message is dead so that replay can send it again;
     // removed when the retention ends (see src/domain/deliveries/retention.ts).
     job: { type: mongoose.Schema.Types.Mixed, default: null },
+    // Each recorded transition, oldest first, the last DELIVERY_HISTORY_MAX (deliveries.ts).
+    // No default: records from before it read as [].
+    history: { type: [mongoose.Schema.Types.Mixed], default: undefined },
+    // The message as sent ({type, content}), written with `sent`.
+    rendered: { type: mongoose.Schema.Types.Mixed, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },
@@ -38,6 +43,9 @@ const deliverySchema = new mongoose.Schema(
 // The dead-letter list: failed messages of one bot (and pipe), newest first.
 deliverySchema.index({ status: 1, bot_id: 1, pipe_id: 1, updated_at: -1 });
 deliverySchema.index({ status: 1, updated_at: -1 });
+// The back office's delivery list of one bot or one pipe, over a time range, newest first.
+deliverySchema.index({ bot_id: 1, created_at: -1 });
+deliverySchema.index({ pipe_id: 1, created_at: -1 });
 
 const messageSchema = new mongoose.Schema(
   {

@@ -25,12 +25,18 @@ export {
   MAX_GUILD_CHANNELS,
   type NewChannel,
 } from './channels.js';
-export type {
-  DeliveryChanges,
-  DeliveryFilter,
-  DeliveryRecord,
-  DeliveryStatus,
-  DeliveryStore,
+export {
+  DELIVERY_HISTORY_MAX,
+  DELIVERY_SORT_FIELDS,
+  type DeliveryChanges,
+  type DeliveryDetail,
+  type DeliveryEvent,
+  type DeliveryFilter,
+  type DeliveryRecord,
+  type DeliveryStage,
+  type DeliveryStatus,
+  type DeliveryStore,
+  type RenderedMessage,
 } from './deliveries.js';
 export {
   type ChannelRecord,

@@ -1,6 +1,8 @@
 import { request } from 'node:http';
+import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
+import { workerHeartbeatsKey } from '../../src/redis/keys.js';
 import { freePort, type Proc, startEntry, waitForOutput } from '../helpers/spawn.js';
 import { TEST_ADMIN_TOKEN, uniqueName } from '../helpers/test-app.js';
 
@@ -95,8 +97,21 @@ describe('worker process', () => {
   it('connects, then exits 0 on SIGTERM', async () => {
     const worker = start('worker', { ADMIN_TOKEN: TEST_ADMIN_TOKEN, METRICS_PORT: '0' });
     await waitFor(worker, '"worker started"');
-    worker.child.kill('SIGTERM');
-    expect(await worker.exited).toBe(0);
-    expect(worker.out.join('')).toContain('shut down cleanly');
+    // Its heartbeat (the back office's overview lists it) is there once it has started...
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const heartbeats = async () =>
+      Object.values(await redis.hgetall(workerHeartbeatsKey(`herald-test-${unique}`))).map(
+        (v) => JSON.parse(v) as { pid: number },
+      );
+    try {
+      expect((await heartbeats()).map((h) => h.pid)).toEqual([worker.child.pid]);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      expect(worker.out.join('')).toContain('shut down cleanly');
+      // ...and gone once it has stopped.
+      expect(await heartbeats()).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -715,7 +715,7 @@ describe('permanent failures, dead letters and replay', () => {
     expect(byPipe.body.data.items.map((d) => d.msg_id)).toEqual([newer, older]);
     expect(ids).toContain(elsewhere);
 
-    for (const query of ['status=sent', 'bot_id=', 'page_size=51']) {
+    for (const query of ['status=dead', 'bot_id=', 'page_size=51', 'since=yesterday', 'sort=status']) {
       const bad = await app.request('GET', `/admin/api/delivery/list?${query}`, { admin: true });
       expect(bad.status, query).toBe(400);
       expect(bad.body.code, query).toBe(40000);

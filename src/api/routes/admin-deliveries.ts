@@ -1,16 +1,17 @@
 import type Router from '@koa/router';
 import {
   type DeadFilter,
-  listDeadDeliveries,
   REPLAY_BATCH_MAX,
   type Requeue,
   replayDeadDeliveries,
   replayDelivery,
 } from '../../domain/deliveries/dead-letters.js';
+import { listDeliveries, viewDelivery } from '../../domain/deliveries/delivery-view.js';
+import { DEAD, DELIVERY_STAGES, type StageFilter } from '../../domain/deliveries/lifecycle.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { ValidationError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
-import type { DeliveryRecord } from '../../store/index.js';
+import { DELIVERY_SORT_FIELDS, type DeliveryRecord } from '../../store/index.js';
 import { requireAdmin } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { reply } from '../reply.js';
@@ -20,12 +21,33 @@ import { compileValidator, idSchema } from '../validation.js';
 /** A reason code as records hold it (REASON, or a render error's catalogue key). */
 const reasonSchema = { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' } as const;
 
-const listQuery = compileValidator<{ status?: 'failed'; bot_id?: string; pipe_id?: string; reason?: string }>(
-  {
-    type: 'object',
-    properties: { status: { enum: ['failed'] }, bot_id: idSchema, pipe_id: idSchema, reason: reasonSchema },
+/** A time in ms, as a query string carries it. */
+const msSchema = { type: 'string', pattern: '^[0-9]{1,15}$', description: 'ms since the epoch' } as const;
+
+const listQuery = compileValidator<{
+  status?: StageFilter;
+  bot_id?: string;
+  pipe_id?: string;
+  reason?: string;
+  since?: string;
+  until?: string;
+}>({
+  type: 'object',
+  properties: {
+    status: { enum: [...DELIVERY_STAGES, 'any'] },
+    bot_id: idSchema,
+    pipe_id: idSchema,
+    reason: reasonSchema,
+    since: msSchema,
+    until: msSchema,
   },
-);
+});
+
+const viewQuery = compileValidator<{ msg_id: string }>({
+  type: 'object',
+  properties: { msg_id: idSchema },
+  required: ['msg_id'],
+});
 
 const replayBody = compileValidator<{ msg_id: string }>({
   type: 'object',
@@ -55,7 +77,7 @@ const replayBatchBody = compileValidator<{
 /** Dead messages one bulk replay sends when the caller does not say. */
 const REPLAY_BATCH_DEFAULT = 100;
 
-const view = (d: DeliveryRecord) => ({ ...d });
+const view = <T extends DeliveryRecord>(d: T): T => ({ ...d });
 
 /** A filter of the dead-letter list from the request's fields that are set. */
 const deadFilter = (q: { bot_id?: string; pipe_id?: string; reason?: string }): DeadFilter => ({
@@ -73,16 +95,35 @@ const requeueOn =
 export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const admin = requireAdmin(deps);
 
-  // Dead messages (failed for good), newest first, with their reason.
+  // Delivery records, latest change first (or `sort`: [-]updated_at, [-]created_at). By
+  // default the dead messages (failed for good) with their reason; `status` picks another stage
+  // of the lifecycle (queued, rate_limited, retrying, sent, failed, replayed) or any, and
+  // bot_id, pipe_id, reason, since and until (ms, on created_at) narrow it.
   router.get('/admin/api/delivery/list', admin, async (ctx) => {
     const q = listQuery(ctx.query);
-    const { request } = parsePage({ ...ctx.query, sort: undefined }, ['updated_at'], '-updated_at');
-    const page = await listDeadDeliveries(deps, deadFilter(q), request);
+    const { request } = parsePage(ctx.query, DELIVERY_SORT_FIELDS, '-updated_at');
+    const page = await listDeliveries(
+      deps,
+      {
+        stage: q.status ?? DEAD,
+        ...deadFilter(q),
+        ...(q.since !== undefined ? { since: Number(q.since) } : {}),
+        ...(q.until !== undefined ? { until: Number(q.until) } : {}),
+      },
+      request,
+    );
     reply(ctx, {
       items: page.items.map(view),
       meta: pageMeta(request, page.total),
-      sort: { updated_at: -1 },
+      sort: { [request.sort.field]: request.sort.dir },
     });
+  });
+
+  // One message's delivery: its record with its status history and the message as sent; a
+  // message still in the queue, not recorded yet, as its job says (queued, empty history).
+  router.get('/admin/api/delivery/view', admin, async (ctx) => {
+    const { msg_id } = viewQuery(ctx.query);
+    reply(ctx, { delivery: view(await viewDelivery(deps, msg_id)) });
   });
 
   // Sends a dead message again (same msg_id), e.g. after the bot got its permission back.

@@ -1,9 +1,10 @@
 import { HeraldError, NotFoundError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
 import { lockKey } from '../../redis/keys.js';
-import type { DeliveryRecord, Page, PageRequest } from '../../store/index.js';
+import type { DeliveryRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
-import { DEAD, isReplayable } from './lifecycle.js';
+import { isReplayable } from './lifecycle.js';
+import { deliveryEvent } from './records.js';
 
 export interface DeadFilter {
   readonly bot_id?: string;
@@ -35,15 +36,6 @@ export interface BatchReplay {
   readonly remaining: number;
 }
 
-/** Failed (dead) messages, newest first, with their reason. */
-export function listDeadDeliveries(
-  deps: Deps,
-  filter: DeadFilter,
-  page: PageRequest,
-): Promise<Page<DeliveryRecord>> {
-  return deps.store.deliveries.list({ status: DEAD, ...filter }, page);
-}
-
 /** The Redis lock on one message's delivery record, held by replay and by dead-job recording. */
 export const deliveryLockKey = (deps: Deps, msgId: string): string =>
   lockKey(deps.config.redisPrefix, 'delivery', msgId);
@@ -69,18 +61,20 @@ export async function replayDelivery(deps: Deps, msgId: string, requeue: Requeue
     const ids = { bot_id: record.bot_id, pipe_id: record.pipe_id, channel_id: record.channel_id };
     // Queued before the job exists, so that a fast worker's `sent` is never overwritten; the
     // replay input stays until the message is sent (or fails again and is kept anew).
+    const now = deps.now();
     await deps.store.deliveries.save(
       msgId,
       ids,
       { status: 'queued', attempts: 0, retry_at: null, replays: record.replays + 1 },
-      deps.now(),
+      now,
+      deliveryEvent('replayed', now),
     );
     try {
       await requeue(msgId, job);
     } catch (err) {
       // Not queued after all: dead again, as before (a failure here too is undone by the
       // worker's sweep, undoInterruptedReplays).
-      await undoReplay(deps, msgId, ids, record.replays, record.attempts);
+      await undoReplay(deps, msgId, record, record.replays, record.attempts);
       throw err;
     }
     const after = await deps.store.deliveries.get(msgId);
@@ -97,17 +91,26 @@ export async function replayDelivery(deps: Deps, msgId: string, requeue: Requeue
 export function undoReplay(
   deps: Deps,
   msgId: string,
-  ids: { bot_id: string; pipe_id: string; channel_id: string },
+  record: {
+    bot_id: string;
+    pipe_id: string;
+    channel_id: string;
+    reason?: string | null;
+    code?: number | null;
+  },
   replays: number,
   attempts: number,
 ): Promise<unknown> {
-  // Only the ids: the caller may hand over a whole record.
-  const { bot_id, pipe_id, channel_id } = ids;
+  // Only the ids are written: the caller hands over a whole record. Its history names the
+  // reason it died of again.
+  const { bot_id, pipe_id, channel_id } = record;
+  const now = deps.now();
   return deps.store.deliveries.save(
     msgId,
     { bot_id, pipe_id, channel_id },
     { status: 'failed', replays: Math.max(0, replays), attempts },
-    deps.now(),
+    now,
+    deliveryEvent('failed', now, { reason: record.reason, code: record.code, attempt: attempts }),
   );
 }
 

@@ -1,6 +1,6 @@
 import { DeliveryError, type HeraldError, type ReasonCode } from '../../errors/index.js';
 import type { JobState } from '../../queue/job-snapshot.js';
-import type { DeliveryStatus } from '../../store/index.js';
+import type { DeliveryFilter, DeliveryStage, DeliveryStatus } from '../../store/index.js';
 
 /*
  * A pipe message's delivery lifecycle, the one written state machine:
@@ -26,6 +26,43 @@ export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly Deli
   // Replayed (queued again), or its death recorded again by the sweep.
   failed: ['queued', 'failed'],
 };
+
+/**
+ * The lifecycle's names for where a message stands and how it got there: the statuses, and
+ * `retrying` (queued again with a retry_at, after a failed attempt) and `replayed` (sent again
+ * by an operator). Each history entry names one; the back office's list filters by one.
+ */
+export const DELIVERY_STAGES = [
+  'queued',
+  'rate_limited',
+  'retrying',
+  'sent',
+  'failed',
+  'replayed',
+] as const satisfies readonly DeliveryStage[];
+
+/** What the delivery list's `status` filter takes: a stage, or `any`. */
+export type StageFilter = DeliveryStage | 'any';
+
+/**
+ * The records in `stage`: queued (not waiting for a retry), retrying (queued with a retry_at),
+ * rate_limited, sent and failed by their status; replayed: every message an operator replayed,
+ * whatever became of it since; any: all.
+ */
+export function recordsInStage(stage: StageFilter): Pick<DeliveryFilter, 'status' | 'waiting' | 'replayed'> {
+  switch (stage) {
+    case 'queued':
+      return { status: 'queued', waiting: false };
+    case 'retrying':
+      return { status: 'queued', waiting: true };
+    case 'replayed':
+      return { replayed: true };
+    case 'any':
+      return {};
+    default:
+      return { status: stage };
+  }
+}
 
 /** The status of a dead message: what the dead-letter list shows, and what a replay moves on. */
 export const DEAD = 'failed' satisfies DeliveryStatus;

@@ -1,5 +1,12 @@
 import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
-import type { DeliveryChanges, DeliveryRecord } from '../../store/index.js';
+import type {
+  DeliveryChanges,
+  DeliveryDetail,
+  DeliveryEvent,
+  DeliveryRecord,
+  DeliveryStage,
+  RenderedMessage,
+} from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { REASON } from './reasons.js';
 
@@ -18,12 +25,32 @@ export interface DeliveryIds {
   readonly channel_id: string;
 }
 
-const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges) =>
+/** What a history entry may carry besides its stage and time; null and undefined are left out. */
+export interface EventFields {
+  readonly reason?: string | null;
+  readonly code?: number | null;
+  readonly retry_at?: number | null;
+  readonly attempt?: number | null;
+}
+
+/** A history entry: `stage` at `at` (ms), with those of `fields` that are set. */
+export function deliveryEvent(stage: DeliveryStage, at: number, fields: EventFields = {}): DeliveryEvent {
+  const event: { -readonly [K in keyof DeliveryEvent]: DeliveryEvent[K] } = { status: stage, at };
+  if (fields.reason != null) event.reason = fields.reason;
+  if (fields.code != null) event.code = fields.code;
+  if (fields.retry_at != null) event.retry_at = fields.retry_at;
+  if (fields.attempt != null) event.attempt = fields.attempt;
+  return event;
+}
+
+/** Writes a transition: the record's new fields and its history entry, in one write. */
+const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges, event: DeliveryEvent) =>
   deps.store.deliveries.save(
     ids.msg_id,
     { bot_id: ids.bot_id, pipe_id: ids.pipe_id, channel_id: ids.channel_id },
     changes,
     deps.now(),
+    event,
   );
 
 export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord | null> {
@@ -32,7 +59,12 @@ export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord |
 
 /** The bot's budget is empty (or the relay said 429): the message waits until `retryAt` (ms). */
 export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, attempts: number) {
-  return save(deps, ids, { status: 'rate_limited', retry_at: retryAt, attempts });
+  return save(
+    deps,
+    ids,
+    { status: 'rate_limited', retry_at: retryAt, attempts },
+    deliveryEvent('rate_limited', deps.now(), { retry_at: retryAt, attempt: attempts }),
+  );
 }
 
 export interface SentOutcome {
@@ -42,38 +74,55 @@ export interface SentOutcome {
   readonly not_permissions_mention: string[];
 }
 
-/** What a sent record holds: the outcome, and no trace of earlier waits or failures. */
-const sentChanges = (o: SentOutcome): DeliveryChanges => ({
+/** A sent message as the sent log carries it to the store: its outcome and what was sent. */
+export interface SentItem {
+  readonly ids: DeliveryIds;
+  readonly outcome: SentOutcome;
+  /** The message as sent; absent where the run that sent it did not know it. */
+  readonly rendered?: RenderedMessage | null;
+}
+
+/** What a sent record holds: the outcome, the message, and no trace of earlier waits or failures. */
+const sentChanges = (i: SentItem): DeliveryChanges => ({
   status: 'sent',
-  ...o,
+  ...i.outcome,
   retry_at: null,
   reason: null,
   code: null,
   message: null,
   detail: null,
   job: null,
+  rendered: i.rendered ?? null,
 });
+
+const sentEvent = (o: SentOutcome): DeliveryEvent =>
+  deliveryEvent('sent', o.sent_at, { attempt: o.attempts });
 
 /**
  * Records many sent messages at once: one insert for those without a record (the usual case),
  * then an update for each that had one (it waited on a rate limit, was retried or replayed).
  */
-export async function markSentMany(
-  deps: Deps,
-  items: ReadonlyArray<{ ids: DeliveryIds; outcome: SentOutcome }>,
-): Promise<void> {
+export async function markSentMany(deps: Deps, items: ReadonlyArray<SentItem>): Promise<void> {
   const existing = await deps.store.deliveries.insertNew(
     items.map((i) => ({
       msg_id: i.ids.msg_id,
       ids: { bot_id: i.ids.bot_id, pipe_id: i.ids.pipe_id, channel_id: i.ids.channel_id },
-      changes: sentChanges(i.outcome),
+      changes: sentChanges(i),
+      event: sentEvent(i.outcome),
     })),
     deps.now(),
   );
   const again = new Set(existing);
   await Promise.all(
-    items.filter((i) => again.has(i.ids.msg_id)).map((i) => save(deps, i.ids, sentChanges(i.outcome))),
+    items
+      .filter((i) => again.has(i.ids.msg_id))
+      .map((i) => save(deps, i.ids, sentChanges(i), sentEvent(i.outcome))),
   );
+}
+
+/** One message's record with its history and the message as sent; null when none. */
+export function getDeliveryDetail(deps: Deps, msgId: string): Promise<DeliveryDetail | null> {
+  return deps.store.deliveries.detail(msgId);
 }
 
 /** What a failure records: reason code, catalogue code, English message and detail. */
@@ -130,7 +179,17 @@ export function markRetrying(
   retryAt: number,
 ) {
   const f = describeFailure(err);
-  return save(deps, ids, { status: 'queued', ...f, attempts, retry_at: retryAt });
+  return save(
+    deps,
+    ids,
+    { status: 'queued', ...f, attempts, retry_at: retryAt },
+    deliveryEvent('retrying', deps.now(), {
+      reason: f.reason,
+      code: f.code,
+      retry_at: retryAt,
+      attempt: attempts,
+    }),
+  );
 }
 
 /** The message is dead. `job` is kept (DEAD_RETENTION_MS) so that an operator can replay it. */
@@ -154,14 +213,19 @@ export function markDead(
   job: Readonly<Record<string, unknown>> | null,
   notPermissionsMention: string[] = [],
 ) {
-  return save(deps, ids, {
-    status: 'failed',
-    ...failure,
-    attempts,
-    retry_at: null,
-    job,
-    not_permissions_mention: notPermissionsMention,
-  });
+  return save(
+    deps,
+    ids,
+    {
+      status: 'failed',
+      ...failure,
+      attempts,
+      retry_at: null,
+      job,
+      not_permissions_mention: notPermissionsMention,
+    },
+    deliveryEvent('failed', deps.now(), { reason: failure.reason, code: failure.code, attempt: attempts }),
+  );
 }
 
 /** Drops replay input older than DEAD_RETENTION_MS; run periodically by the worker. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { waitNoteKey } from '../../redis/keys.js';
 
@@ -23,21 +23,30 @@ export interface WaitNote {
 /** How long a note outlives its wait, in ms: only while the wait lasts is it read at all. */
 const NOTE_MARGIN_MS = 5_000;
 
-/** Notes `msgId`'s wait; resolves once Redis holds it. */
+/**
+ * Notes `msgId`'s wait; resolves once Redis holds it. `also` adds the caller's own commands to
+ * the same MULTI (one round trip), e.g. a count of the retry.
+ */
 export async function noteWait(
   redis: Redis,
   prefix: string,
   msgId: string,
   note: WaitNote,
   now: number,
+  also?: (m: ChainableCommander) => unknown,
 ): Promise<void> {
+  const key = waitNoteKey(prefix, msgId);
+  const ttl = Math.max(0, Math.ceil(note.retry_at - now)) + NOTE_MARGIN_MS;
   try {
-    await redis.set(
-      waitNoteKey(prefix, msgId),
-      JSON.stringify(note),
-      'PX',
-      Math.max(0, Math.ceil(note.retry_at - now)) + NOTE_MARGIN_MS,
-    );
+    if (!also) {
+      await redis.set(key, JSON.stringify(note), 'PX', ttl);
+      return;
+    }
+    const m = redis.multi().set(key, JSON.stringify(note), 'PX', ttl);
+    also(m);
+    const replies = await m.exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
   } catch (err) {
     throw asRedisDependencyError(err);
   }

@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { DEFAULT_BOT_MESSAGE_CAPACITY, DEFAULT_BOT_MESSAGE_PER_SECOND } from '../../config/defaults.js';
 import { afterFailure, rateWait } from '../../domain/deliveries/lifecycle.js';
 import { REASON } from '../../domain/deliveries/reasons.js';
+import { countIn, countOutcome } from '../../domain/deliveries/recent-counts.js';
 import {
   asDeliveryFailure,
   type DeliveryIds,
@@ -17,7 +18,7 @@ import { DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
-import type { BotRecord } from '../../store/index.js';
+import type { BotRecord, RenderedMessage } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
@@ -103,7 +104,12 @@ async function sentInEarlierRun(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   attempt: number,
-): Promise<{ outcome: SentOutcome; sink: string; relayed: boolean } | null> {
+): Promise<{
+  outcome: SentOutcome;
+  sink: string;
+  relayed: boolean;
+  rendered: RenderedMessage | null;
+} | null> {
   if (!ranBefore(job)) return null;
   const bot = await ctx.caches.bots.get(job.data.bot_id).catch((err: unknown) => {
     // The database is away: the run goes on (its checks wait for the database in turn).
@@ -112,7 +118,8 @@ async function sentInEarlierRun(
   });
   if (bot?.sink === 'relay') {
     const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id);
-    return outcome ? { outcome, sink: 'relay', relayed: true } : null;
+    // Its rendered message went into the sent log with that run's outcome.
+    return outcome ? { outcome, sink: 'relay', relayed: true, rendered: null } : null;
   }
   const message = await ctx.deps.store.messages.get(job.data.msg_id).catch((err: unknown) => {
     // A store-sink message cannot be stored meanwhile either, and its next run looks again.
@@ -129,6 +136,7 @@ async function sentInEarlierRun(
     },
     sink: 'store',
     relayed: false,
+    rendered: { type: message.type, content: message.content },
   };
 }
 
@@ -251,7 +259,8 @@ class PipeRun {
     const { deps } = ctx;
     const earlier = await sentInEarlierRun(ctx, job, this.attempt);
     if (earlier) {
-      if (!earlier.relayed) await ctx.sentLog.append(this.ids, earlier.outcome);
+      if (!earlier.relayed)
+        await ctx.sentLog.append(this.ids, earlier.outcome, { rendered: earlier.rendered });
       // Counted here: the run that sent it died before it could.
       countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
       return { kind: 'sent', outcome: earlier.outcome };
@@ -288,7 +297,10 @@ class PipeRun {
       attempts: this.attempt,
       not_permissions_mention: this.notPermissionsMention,
     };
-    await ctx.sentLog.append(this.ids, outcome, checked.bot.sink === 'relay');
+    await ctx.sentLog.append(this.ids, outcome, {
+      relayed: checked.bot.sink === 'relay',
+      rendered: { type: message.type, content: message.content },
+    });
     countSent(ctx, job, checked.bot.sink, sentAt);
     return { kind: 'sent', outcome };
   }
@@ -391,6 +403,10 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
     case 'fail':
       await markFailed(deps, ids, ended.failure, attempt, { ...data }, run.notPermissionsMention);
       metrics.failed.inc({ reason: ended.reason });
+      // The overview's count only: the message is recorded dead whether or not Redis takes it.
+      await countOutcome(deps.redis, deps.config.redisPrefix, 'failed', Date.now()).catch((err: unknown) =>
+        deps.log.warn('dead message not counted: Redis did not answer', { msg_id: data.msg_id, error: err }),
+      );
       deps.log.info('pipe message failed', {
         msg_id: data.msg_id,
         bot_id: data.bot_id,
@@ -417,6 +433,8 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
           message: described.message,
         },
         Date.now(),
+        // The overview's count of retries, in the same round trip.
+        (m) => countIn(m, deps.config.redisPrefix, 'retried', Date.now()),
       );
       await markRetrying(deps, ids, failure, attempt, ended.at);
       // With the error: a relay's connection error names its address, which the record does not.

@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { deadJobAttempts, deadJobFailure } from '../../domain/deliveries/dead-failure.js';
 import { deliveryLockKey, undoReplay } from '../../domain/deliveries/dead-letters.js';
 import { isSettled } from '../../domain/deliveries/lifecycle.js';
+import { countOutcome } from '../../domain/deliveries/recent-counts.js';
 import { asDeliveryFailure, describeFailure, markDead } from '../../domain/deliveries/records.js';
 import type { Deps } from '../../domain/deps.js';
 import { HeraldError } from '../../errors/index.js';
@@ -95,6 +96,9 @@ export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): 
       { ...data },
     );
     metricsFor(deps).failed.inc({ reason: failure.reason });
+    await countOutcome(deps.redis, deps.config.redisPrefix, 'failed', deps.now()).catch((e: unknown) =>
+      deps.log.warn('dead message not counted: Redis did not answer', { msg_id: data.msg_id, error: e }),
+    );
     return true;
   });
 }

@@ -2,10 +2,17 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../../config/defaults.js';
-import { type DeliveryIds, markSentMany, type SentOutcome } from '../../domain/deliveries/records.js';
+import { countIn } from '../../domain/deliveries/recent-counts.js';
+import {
+  type DeliveryIds,
+  markSentMany,
+  type SentItem,
+  type SentOutcome,
+} from '../../domain/deliveries/records.js';
 import type { Deps } from '../../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../../ratelimit/redis-errors.js';
 import { relayAnswerKey, sentLogKey } from '../../redis/keys.js';
+import type { RenderedMessage } from '../../store/index.js';
 
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
 export const SENT_LOG_BATCH = 500;
@@ -42,9 +49,14 @@ const GROUP = 'recorders';
  */
 export const RELAY_ANSWER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
-interface Entry {
-  readonly ids: DeliveryIds;
-  readonly outcome: SentOutcome;
+type Entry = SentItem;
+
+/** What append() is told besides the outcome. */
+export interface AppendOptions {
+  /** A relay took the message (its answer is kept for a re-run, see append()). */
+  readonly relayed?: boolean;
+  /** The message as sent, for its record (null or absent: not known to this run). */
+  readonly rendered?: RenderedMessage | null;
 }
 
 /** A stream entry; `entry` is null for one with nothing to write (deleted or unreadable). */
@@ -118,28 +130,22 @@ export class SentLog {
   }
 
   /**
-   * Records that a message was sent; resolves once Redis holds the outcome. `relayed`: a relay
-   * took it, so the outcome is also kept under the message's own key (relayAnswerKey), in the
-   * same MULTI (one round trip): the job's next run, should this process die before the job is
+   * Records that a message was sent; resolves once Redis holds the outcome, with the message as
+   * sent, and the minute's sent count (recent-counts.ts), in one MULTI. `relayed`: a relay took
+   * it, so the outcome is also kept under the message's own key (relayAnswerKey), in the same
+   * MULTI (one round trip): the job's next run, should this process die before the job is
    * completed, finds it there (answerOfEarlierRun) instead of posting the message again.
    */
-  async append(ids: DeliveryIds, outcome: SentOutcome, relayed = false): Promise<void> {
-    const entry = JSON.stringify({ ids, outcome } satisfies Entry);
+  async append(ids: DeliveryIds, outcome: SentOutcome, options: AppendOptions = {}): Promise<void> {
+    const entry = JSON.stringify({ ids, outcome, rendered: options.rendered ?? null } satisfies Entry);
+    const prefix = this.deps.config.redisPrefix;
     try {
-      if (!relayed) {
-        await this.redis.xadd(this.key, '*', 'r', entry);
-        return;
+      const m = this.redis.multi();
+      if (options.relayed) {
+        m.set(relayAnswerKey(prefix, ids.msg_id), JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
       }
-      const replies = await this.redis
-        .multi()
-        .set(
-          relayAnswerKey(this.deps.config.redisPrefix, ids.msg_id),
-          JSON.stringify(outcome),
-          'PX',
-          RELAY_ANSWER_KEEP_MS,
-        )
-        .xadd(this.key, '*', 'r', entry)
-        .exec();
+      m.xadd(this.key, '*', 'r', entry);
+      const replies = await countIn(m, prefix, 'sent', outcome.sent_at).exec();
       const failed = replies?.find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
     } catch (err) {

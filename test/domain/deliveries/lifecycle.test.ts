@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   afterFailure,
   canMove,
+  DELIVERY_STAGES,
   DELIVERY_TRANSITIONS,
   isPermanent,
   isReplayable,
   isSettled,
   rateWait,
+  recordsInStage,
   statusOfJobState,
 } from '../../../src/domain/deliveries/lifecycle.js';
 import { DeliveryError, DependencyError, HeraldError } from '../../../src/errors/index.js';
@@ -109,5 +111,16 @@ describe('delivery lifecycle', () => {
     });
     // The bot's own bucket has no patience: its turn is reserved.
     expect(rateWait({ ...base, source: 'bucket', waitMs: 120_000 }).kind).toBe('wait');
+  });
+
+  it('names the stages a history entry or the delivery list uses, and which records each lists', () => {
+    expect(DELIVERY_STAGES).toEqual(['queued', 'rate_limited', 'retrying', 'sent', 'failed', 'replayed']);
+    expect(recordsInStage('queued')).toEqual({ status: 'queued', waiting: false });
+    expect(recordsInStage('retrying')).toEqual({ status: 'queued', waiting: true });
+    expect(recordsInStage('rate_limited')).toEqual({ status: 'rate_limited' });
+    expect(recordsInStage('sent')).toEqual({ status: 'sent' });
+    expect(recordsInStage('failed')).toEqual({ status: 'failed' });
+    expect(recordsInStage('replayed')).toEqual({ replayed: true });
+    expect(recordsInStage('any')).toEqual({});
   });
 });

@@ -1,0 +1,66 @@
+import { NotFoundError } from '../../errors/index.js';
+import type { DeliveryDetail, DeliveryRecord, Page, PageRequest } from '../../store/index.js';
+import type { Deps } from '../deps.js';
+import type { PipeDeps } from '../pipes/runtime.js';
+import { pipeMessageStatus } from '../pipes/status.js';
+import { recordsInStage, type StageFilter } from './lifecycle.js';
+
+/** The back office's delivery list: a stage (lifecycle.ts) and the fields that are set. */
+export interface DeliveryListFilter {
+  readonly stage: StageFilter;
+  readonly bot_id?: string;
+  readonly pipe_id?: string;
+  /** The reason code the message was recorded with (a death's, or the last retry's). */
+  readonly reason?: string;
+  /** created_at from, in ms. */
+  readonly since?: number;
+  /** created_at until, in ms. */
+  readonly until?: number;
+}
+
+/** Delivery records in `filter.stage` matching the rest of it, ordered as `page` says. */
+export function listDeliveries(
+  deps: Deps,
+  { stage, ...rest }: DeliveryListFilter,
+  page: PageRequest,
+): Promise<Page<DeliveryRecord>> {
+  return deps.store.deliveries.list({ ...recordsInStage(stage), ...rest }, page);
+}
+
+/**
+ * One message's delivery: its record with the history and the message as sent. A message
+ * accepted but not recorded yet (its job still in the queue, or its sent record still on the way
+ * from the sent log) answers what pipemsg-status reads from its job (status.ts), with an empty
+ * history; created_at is then when it was accepted. An unknown message is NotFoundError.
+ */
+export async function viewDelivery(deps: PipeDeps, msgId: string): Promise<DeliveryDetail> {
+  const [record, job] = await Promise.all([
+    deps.store.deliveries.detail(msgId),
+    deps.pipeRuntime.messages.snapshot(msgId),
+  ]);
+  if (record) return record;
+  const data = job?.data;
+  if (!data) throw new NotFoundError('message');
+  const status = await pipeMessageStatus(deps, msgId, { pipe_id: data.pipe_id });
+  return {
+    msg_id: msgId,
+    bot_id: data.bot_id,
+    pipe_id: data.pipe_id,
+    channel_id: data.channel_id,
+    status: status.status,
+    reason: status.error?.reason ?? null,
+    code: status.error?.code ?? null,
+    message: status.error?.message ?? null,
+    detail: null,
+    attempts: status.attempts,
+    replays: 0,
+    sent_at: status.sent_at,
+    upstream_msg_id: status.upstream_msg_id,
+    retry_at: status.retry_at,
+    not_permissions_mention: status.not_permissions_mention,
+    created_at: data.accepted_at,
+    updated_at: data.accepted_at,
+    history: [],
+    rendered: null,
+  };
+}

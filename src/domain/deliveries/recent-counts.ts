@@ -1,0 +1,125 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { deliveryCountsKey } from '../../redis/keys.js';
+
+/*
+ * Messages sent, failed for good and retried, per minute, for the back office's overview: a hash
+ * per minute in Redis that the worker bumps when it settles a run, in the same round trip as
+ * what the settling already writes there where it writes anything (the sent log, a retry's wait
+ * note). Each minute's hash expires once it is out of every window read.
+ */
+
+/** What is counted: a message sent, dead (failed for good), or put off for a retry. */
+export type CountedOutcome = 'sent' | 'failed' | 'retried';
+
+const OUTCOMES: readonly CountedOutcome[] = ['sent', 'failed', 'retried'];
+
+const MINUTE_MS = 60_000;
+/** The minutes the overview shows, the current one included. */
+export const RECENT_MINUTES = 15;
+/** How long a minute's counts are kept after it starts, in ms: past every window, with a margin. */
+export const COUNTS_KEEP_MS = (RECENT_MINUTES + 5) * MINUTE_MS;
+
+/** The start of the minute `at` (ms) falls in, in ms. */
+export const minuteOf = (at: number): number => Math.floor(at / MINUTE_MS) * MINUTE_MS;
+
+/**
+ * Adds one `outcome` at `at` (ms) to `m` (a MULTI or pipeline the caller sends with commands of
+ * its own), so that the count costs no round trip of its own.
+ */
+export function countIn(
+  m: ChainableCommander,
+  prefix: string,
+  outcome: CountedOutcome,
+  at: number,
+): ChainableCommander {
+  const minute = minuteOf(at);
+  const key = deliveryCountsKey(prefix, minute);
+  return m.hincrby(key, outcome, 1).pexpireat(key, minute + COUNTS_KEEP_MS);
+}
+
+/** Counts one `outcome` at `at` on its own (where nothing else is sent to Redis then). */
+export async function countOutcome(
+  redis: Redis,
+  prefix: string,
+  outcome: CountedOutcome,
+  at: number,
+): Promise<void> {
+  try {
+    const replies = await countIn(redis.multi(), prefix, outcome, at).exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+}
+
+export interface MinuteCounts {
+  /** The minute's start, in ms. */
+  readonly at: number;
+  readonly sent: number;
+  readonly failed: number;
+  readonly retried: number;
+}
+
+export interface RecentCounts {
+  /** The window, in seconds: RECENT_MINUTES whole minutes, the current (partial) one last. */
+  readonly window_s: number;
+  readonly sent: number;
+  readonly failed: number;
+  readonly retried: number;
+  /** Oldest first, one per minute of the window, zeros included. */
+  readonly per_minute: MinuteCounts[];
+}
+
+/** The minute starts of the window that ends with the minute of `now`, oldest first. */
+export const windowMinutes = (now: number): number[] => {
+  const last = minuteOf(now);
+  return Array.from({ length: RECENT_MINUTES }, (_, i) => last - (RECENT_MINUTES - 1 - i) * MINUTE_MS);
+};
+
+const count = (v: string | null | undefined): number => {
+  const n = Number(v ?? 0);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+};
+
+/**
+ * The window's counts from each minute's [sent, failed, retried] as HMGET answers them (null
+ * where the minute's hash is missing or unreadable).
+ */
+export function summarize(
+  minutes: readonly number[],
+  rows: ReadonlyArray<ReadonlyArray<string | null> | null>,
+): RecentCounts {
+  const per_minute = minutes.map((at, i) => {
+    const row = rows[i] ?? [];
+    return { at, sent: count(row[0]), failed: count(row[1]), retried: count(row[2]) };
+  });
+  const total = (k: CountedOutcome) => per_minute.reduce((s, m) => s + m[k], 0);
+  return {
+    window_s: (RECENT_MINUTES * MINUTE_MS) / 1000,
+    sent: total('sent'),
+    failed: total('failed'),
+    retried: total('retried'),
+    per_minute,
+  };
+}
+
+/** The counts of the last RECENT_MINUTES minutes up to `now` (ms), in one round trip. */
+export async function recentCounts(redis: Redis, prefix: string, now: number): Promise<RecentCounts> {
+  const minutes = windowMinutes(now);
+  const p = redis.pipeline();
+  for (const minute of minutes) p.hmget(deliveryCountsKey(prefix, minute), ...OUTCOMES);
+  let replies: Array<[Error | null, unknown]> | null;
+  try {
+    replies = await p.exec();
+  } catch (err) {
+    throw asRedisDependencyError(err);
+  }
+  const failed = replies?.find(([err]) => err !== null)?.[0];
+  if (failed) throw asRedisDependencyError(failed);
+  return summarize(
+    minutes,
+    (replies ?? []).map(([, v]) => (Array.isArray(v) ? (v as Array<string | null>) : null)),
+  );
+}
