@@ -27,7 +27,13 @@ export interface FirstPipeState {
   readonly channel: { readonly id: string; readonly name: string } | null;
   /** The bot's user is a member of the guild (added now, or found already there). */
   readonly member: boolean;
-  readonly template: { readonly id: string; readonly title: string; readonly test_data: string } | null;
+  /** The starter template made for the pipe, and which starter it is (so a changed choice makes a new one). */
+  readonly template: {
+    readonly id: string;
+    readonly title: string;
+    readonly test_data: string;
+    readonly format: StarterFormat;
+  } | null;
   readonly pipe: { readonly id: string; readonly title: string; readonly template_id: string | null } | null;
   /** The pipe's URL with its token: shown once, kept in memory while the screen lives. */
   readonly url: string | null;
@@ -53,8 +59,13 @@ export interface FirstPipeChoices {
   readonly guildName: string;
   readonly channelName: string;
   readonly pipeTitle: string;
-  readonly format: 'template' | 'plain';
+  readonly format: PipeFormat;
 }
+
+/** A starter template the flow can make for the bot. */
+export type StarterFormat = 'kmarkdown' | 'card';
+/** How the pipe's messages are written: a starter template, or plain text (no template). */
+export type PipeFormat = StarterFormat | 'plain';
 
 /** A fresh numeric user id for the server's owner (ms + 3 random digits, as the server makes ids). */
 export const newUserId = (now = Date.now(), random = Math.random()): string =>
@@ -69,7 +80,7 @@ export const defaultChoices = (
   guildName: names.guild,
   channelName: names.channel,
   pipeTitle: names.pipe,
-  format: 'template',
+  format: 'kmarkdown',
 });
 
 /** The calls a step still has to make. Empty: the step is done. */
@@ -89,7 +100,8 @@ export function planStep(step: StepId, s: FirstPipeState, c: FirstPipeChoices): 
       break;
     case 'pipe':
       if (s.pipe) break;
-      if (c.format === 'template' && !s.template) ops.push('create-template');
+      // A template an earlier run made for the other starter is not the one chosen now.
+      if (c.format !== 'plain' && s.template?.format !== c.format) ops.push('create-template');
       ops.push('create-pipe');
       break;
   }
@@ -134,12 +146,50 @@ export function opBlocker(
   }
 }
 
-/** The starter template: KMarkdown, a bold title and a line of text, both with defaults. */
-export const STARTER_TEMPLATE = {
-  msgtype: 1,
-  content: "**{{ data.title|default('Herald') }}**\n{{ data.text|default('(no text)') }}",
-  test_data: '{"title":"Hello from Herald","text":"Your first pipe works."}',
-} as const;
+/** The starter templates: each shows a title and a line of text from the sent data, with defaults. */
+export const STARTER_TEMPLATES: Readonly<
+  Record<StarterFormat, { readonly msgtype: number; readonly content: string; readonly test_data: string }>
+> = {
+  /** KMarkdown: a bold title and the text. */
+  kmarkdown: {
+    msgtype: 1,
+    content: "**{{ data.title|default('Herald') }}**\n{{ data.text|default('(no text)') }}",
+    test_data: '{"title":"Hello from Herald","text":"Your first pipe works."}',
+  },
+  /**
+   * A card as JSON (msgtype 2): a header with the title, a section with the text as KMarkdown, a
+   * divider and a context with the time it was sent. Every value written into a JSON string goes
+   * through json_escape, so quotes, backslashes and line breaks in the data keep the JSON valid;
+   * the title is cut to the header's 100 characters, so a long one still sends.
+   */
+  card: {
+    msgtype: 2,
+    content: `[
+  {
+    "type": "card",
+    "theme": "primary",
+    "size": "lg",
+    "modules": [
+      {
+        "type": "header",
+        "text": { "type": "plain-text", "content": "{{ data.title|default('Herald')|slice(0, 100)|json_escape }}" }
+      },
+      {
+        "type": "section",
+        "text": { "type": "kmarkdown", "content": "{{ data.text|default('(no text)')|json_escape }}" }
+      },
+      { "type": "divider" },
+      {
+        "type": "context",
+        "elements": [{ "type": "plain-text", "content": "{{ 'now'|date('Y-m-d H:i T') }}" }]
+      }
+    ]
+  }
+]`,
+    test_data:
+      '{"title":"Hello from Herald","text":"Your first pipe works: this card was drawn from **your data**."}',
+  },
+};
 
 /** Channel permissions the flow grants the bot's user on its new channel: view and send. */
 export const BOT_CHANNEL_ALLOW = 2048 | 4096;

@@ -7,23 +7,25 @@ import {
   newUserId,
   opBlocker,
   planStep,
+  STARTER_TEMPLATES,
   STEPS,
   stepReady,
 } from '../../console/src/first-pipe-plan.ts';
+import { renderMessage } from '../../src/render/index.js';
 
 const names = { bot: 'Herald Bot', guild: 'Herald HQ', channel: 'announcements', pipe: 'First pipe' };
 const choices = defaultChoices(names, '1700000000000123');
 const bot = { id: '11', name: 'Herald Bot', user_id: '22' };
 
 describe('the guided first pipe plan', () => {
-  it('prefills names and a numeric owner id, with the starter template', () => {
+  it('prefills names and a numeric owner id, with the KMarkdown starter template', () => {
     expect(choices).toEqual({
       botName: 'Herald Bot',
       ownerId: '1700000000000123',
       guildName: 'Herald HQ',
       channelName: 'announcements',
       pipeTitle: 'First pipe',
-      format: 'template',
+      format: 'kmarkdown',
     });
     expect(newUserId(1_700_000_000_000, 0.042)).toBe('1700000000000042');
     expect(newUserId(1_700_000_000_000, 0.9999)).toBe('1700000000000999');
@@ -69,11 +71,20 @@ describe('the guided first pipe plan', () => {
       guild: { id: '33', name: 'g' },
       channel: { id: '44', name: 'c' },
       member: true,
-      template: { id: 'tpl', title: 't', test_data: '{}' },
+      template: { id: 'tpl', title: 't', test_data: '{}', format: 'kmarkdown' },
     };
     expect(planStep('pipe', s, choices)).toEqual(['create-pipe']);
     expect(currentStep(s, choices)).toBe('pipe');
     expect(stepReady('pipe', s, choices)).toBe(true);
+    // The operator then chose the card starter: the KMarkdown template is not it, a card one is made.
+    expect(planStep('pipe', s, { ...choices, format: 'card' })).toEqual(['create-template', 'create-pipe']);
+    expect(
+      planStep(
+        'pipe',
+        { ...s, template: { ...s.template!, format: 'card' } },
+        { ...choices, format: 'card' },
+      ),
+    ).toEqual(['create-pipe']);
   });
 
   it('makes no template for a plain pipe, and nothing once the pipe exists', () => {
@@ -98,5 +109,50 @@ describe('the guided first pipe plan', () => {
     expect(opBlocker('create-template', { ...EMPTY_STATE, bot })).toBe('no-token');
     expect(opBlocker('create-template', { ...EMPTY_STATE, bot, botToken: 'hrb_x' })).toBeNull();
     expect(opBlocker('create-pipe', { ...EMPTY_STATE, bot })).toBe('no-channel');
+  });
+
+  it("renders both starter templates with their test data in Herald's engine", () => {
+    const now = Date.UTC(2024, 4, 1, 12, 30);
+    const km = STARTER_TEMPLATES.kmarkdown;
+    expect(renderMessage(km, JSON.parse(km.test_data), {}, { now })).toEqual({
+      type: 9,
+      content: '**Hello from Herald**\nYour first pipe works.',
+    });
+    const card = STARTER_TEMPLATES.card;
+    const msg = renderMessage(card, JSON.parse(card.test_data), {}, { now });
+    expect(msg.type).toBe(10);
+    expect(JSON.parse(msg.content)).toEqual([
+      {
+        type: 'card',
+        theme: 'primary',
+        size: 'lg',
+        modules: [
+          { type: 'header', text: { type: 'plain-text', content: 'Hello from Herald' } },
+          {
+            type: 'section',
+            text: {
+              type: 'kmarkdown',
+              content: 'Your first pipe works: this card was drawn from **your data**.',
+            },
+          },
+          { type: 'divider' },
+          { type: 'context', elements: [{ type: 'plain-text', content: '2024-05-01 12:30 UTC' }] },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps the card valid whatever text the data holds, and without data', () => {
+    const card = STARTER_TEMPLATES.card;
+    const nasty = 'a "quote", a back\\slash, </script> and\na line break\t';
+    const cards = JSON.parse(renderMessage(card, { title: nasty, text: nasty }, {}).content);
+    expect(cards[0].modules[0].text.content).toBe(nasty);
+    expect(cards[0].modules[1].text.content).toBe(nasty);
+    // A title longer than a header holds is cut to its 100 characters instead of failing the message.
+    const long = renderMessage(card, { title: '题'.repeat(150) }, {});
+    expect(JSON.parse(long.content)[0].modules[0].text.content).toBe('题'.repeat(100));
+    const empty = JSON.parse(renderMessage(card, {}, {}).content);
+    expect(empty[0].modules[0].text.content).toBe('Herald');
+    expect(empty[0].modules[1].text.content).toBe('(no text)');
   });
 });

@@ -1,6 +1,6 @@
 import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
-import { STARTER_TEMPLATE } from '../../console/src/first-pipe-plan.ts';
+import { STARTER_TEMPLATES } from '../../console/src/first-pipe-plan.ts';
 import { curlExample, rateForm, rateFromForm, sampleBody, shellQuote } from '../../console/src/pipe-model.ts';
 import { CurlBlock } from '../../console/src/ui/curl-block.tsx';
 
@@ -14,7 +14,7 @@ describe('the curl example', () => {
   });
 
   it("posts a template pipe's sample data", () => {
-    expect(curlExample(url, sampleBody({ test_data: STARTER_TEMPLATE.test_data }))).toBe(
+    expect(curlExample(url, sampleBody({ test_data: STARTER_TEMPLATES.kmarkdown.test_data }))).toBe(
       `curl -X POST '${url}' -H 'Content-Type: application/json' -d '{"title":"Hello from Herald","text":"Your first pipe works."}'`,
     );
     expect(sampleBody({ test_data: '  ' })).toBe('{}');

@@ -13,8 +13,9 @@ import {
   type FirstPipeState,
   type Op,
   opBlocker,
+  type PipeFormat,
   planStep,
-  STARTER_TEMPLATE,
+  STARTER_TEMPLATES,
   type StepId,
   stepDone,
   stepReady,
@@ -69,6 +70,7 @@ const t = translator({
     pipeName: '管道名称',
     format: '消息格式',
     formatTemplate: '入门 KMarkdown 模板（为这个机器人创建）',
+    formatCard: '入门卡片模板（为这个机器人创建）：标题、正文、分隔线和发送时间',
     formatPlain: '纯文本（请求体为 {"content": "…"}）',
     pipeRun: '创建管道',
     templateMade: '模板 {title}',
@@ -127,6 +129,7 @@ const t = translator({
     pipeName: 'Pipe title',
     format: 'Message format',
     formatTemplate: 'A starter KMarkdown template (created for the bot)',
+    formatCard: 'A starter card template (created for the bot): a header, the text, a divider and the time',
     formatPlain: 'Plain text (the body is {"content": "…"})',
     pipeRun: 'Create the pipe',
     templateMade: 'Template {title}',
@@ -146,6 +149,12 @@ const t = translator({
     stepsDone: '{n} of 4 steps done',
   },
 });
+
+const FORMATS: readonly { value: PipeFormat; label: 'formatTemplate' | 'formatCard' | 'formatPlain' }[] = [
+  { value: 'kmarkdown', label: 'formatTemplate' },
+  { value: 'card', label: 'formatCard' },
+  { value: 'plain', label: 'formatPlain' },
+];
 
 type Names = { bot: string; guild: string; channel: string; pipe: string };
 const NAMES: Record<'zh-CN' | 'en-US', Names> = {
@@ -225,20 +234,23 @@ async function runOp(op: Op, s: FirstPipeState, c: FirstPipeChoices): Promise<Pa
       return { member: true };
     }
     case 'create-template': {
+      // planStep asks for a template only for a starter format.
+      const format = c.format === 'plain' ? 'kmarkdown' : c.format;
+      const starter = STARTER_TEMPLATES[format];
       const r = await botPost<{ model: { id: string; title: string; test_data: string } }>(
         s.botToken ?? '',
         '/api/v3/template/create',
         {
           title: t('templateTitle', { pipe: c.pipeTitle.trim() }).slice(0, 64),
-          content: STARTER_TEMPLATE.content,
-          msgtype: STARTER_TEMPLATE.msgtype,
-          test_data: STARTER_TEMPLATE.test_data,
+          content: starter.content,
+          msgtype: starter.msgtype,
+          test_data: starter.test_data,
         },
       );
-      return { template: { id: r.model.id, title: r.model.title, test_data: r.model.test_data } };
+      return { template: { id: r.model.id, title: r.model.title, test_data: r.model.test_data, format } };
     }
     case 'create-pipe': {
-      const templateId = c.format === 'template' ? (s.template?.id ?? null) : null;
+      const templateId = c.format !== 'plain' && s.template?.format === c.format ? s.template.id : null;
       const r = await api.post<{
         pipe: { id: string; title: string; template_id: string | null };
         url: string;
@@ -403,26 +415,21 @@ export default function FirstPipeScreen(_props: { params: Record<string, string>
           </Field>
           <fieldset disabled={s.pipe !== null}>
             <legend>{t('format')}</legend>
-            <label class="check">
-              <input
-                type="radio"
-                name="first-pipe-format"
-                checked={c.format === 'template'}
-                onChange={() => set({ format: 'template' })}
-              />
-              <span>{t('formatTemplate')}</span>
-            </label>
-            <label class="check">
-              <input
-                type="radio"
-                name="first-pipe-format"
-                checked={c.format === 'plain'}
-                onChange={() => set({ format: 'plain' })}
-              />
-              <span>{t('formatPlain')}</span>
-            </label>
+            {FORMATS.map((f) => (
+              <label class="check" key={f.value}>
+                <input
+                  type="radio"
+                  name="first-pipe-format"
+                  checked={c.format === f.value}
+                  onChange={() => set({ format: f.value })}
+                />
+                <span>{t(f.label)}</span>
+              </label>
+            ))}
           </fieldset>
-          {c.format === 'template' && !s.pipe && <pre class="raw starter">{STARTER_TEMPLATE.content}</pre>}
+          {c.format !== 'plain' && !s.pipe && (
+            <pre class="raw starter">{STARTER_TEMPLATES[c.format].content}</pre>
+          )}
           {(s.template || s.pipe) && (
             <Made>
               {s.template && <li>{t('templateMade', { title: s.template.title })}</li>}
