@@ -9,12 +9,19 @@ import { displayRoleName, type Reload, t } from './guild-messages.ts';
 
 /* The guild screen's roles: each role's name and permission bits, saved one role at a time. */
 
-function RoleRow(props: { guild: GuildView; role: RoleView; onSaved: Reload }) {
+function RoleRow(props: {
+  guild: GuildView;
+  role: RoleView;
+  /** This row's save was the last one: the row is new (remounted by the reload), the notice stays. */
+  justSaved: boolean;
+  onSaved: Reload;
+  onRemoved: Reload;
+}) {
   const { role } = props;
   const [name, setName] = useState(role.name);
   const [mask, setMask] = useState(role.permissions);
   const [confirm, setConfirm] = useState(false);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState(props.justSaved);
   const send = (change: RoleChange) =>
     api.post('/admin/api/guild/update', { id: props.guild.id, roles: rolesBody(props.guild.roles, change) });
   const save = useAction(async () => {
@@ -25,7 +32,7 @@ function RoleRow(props: { guild: GuildView; role: RoleView; onSaved: Reload }) {
   });
   const remove = useAction(async () => {
     await send({ kind: 'remove', role_id: role.role_id });
-    props.onSaved();
+    props.onRemoved();
   });
   const changed = name !== role.name || mask !== role.permissions;
   const title = displayRoleName(role);
@@ -138,6 +145,9 @@ function AddRole(props: { guild: GuildView; onSaved: Reload }) {
 
 export function Roles(props: { guild: GuildView; onSaved: Reload }) {
   const g = props.guild;
+  // A saved row is keyed by its stored values, so the reload after a save mounts it afresh: the
+  // "Saved." it showed is carried over here, or it would vanish as soon as the reload lands.
+  const [justSaved, setJustSaved] = useState<number | null>(null);
   return (
     <section aria-labelledby="roles-title">
       <h2 id="roles-title">{t('roles')}</h2>
@@ -149,7 +159,15 @@ export function Roles(props: { guild: GuildView; onSaved: Reload }) {
             key={`${r.role_id}:${r.name}:${r.permissions}`}
             guild={g}
             role={r}
-            onSaved={props.onSaved}
+            justSaved={justSaved === r.role_id}
+            onSaved={() => {
+              setJustSaved(r.role_id);
+              props.onSaved();
+            }}
+            onRemoved={() => {
+              setJustSaved(null);
+              props.onSaved();
+            }}
           />
         ))}
       </ul>

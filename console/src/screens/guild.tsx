@@ -12,13 +12,13 @@ import { FieldError, FormError, fieldMessage, type LocalErrors } from '../ui/for
 import { useLoad } from '../ui/use-load.ts';
 
 /** The guild's own fields: name, topic and owner. */
-function Settings(props: { guild: GuildView; onSaved: Reload }) {
+function Settings(props: { guild: GuildView; justSaved: boolean; onSaved: Reload }) {
   const g = props.guild;
   const [name, setName] = useState(g.name);
   const [topic, setTopic] = useState(g.topic);
   const [owner, setOwner] = useState(g.user_id);
   const [local, setLocal] = useState<LocalErrors>({});
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState(props.justSaved);
   const save = useAction(async () => {
     setSaved(false);
     const errors: Record<string, string> = {};
@@ -37,7 +37,8 @@ function Settings(props: { guild: GuildView; onSaved: Reload }) {
   });
   const msg = (f: string) => fieldMessage(f, save.error, local);
   return (
-    <details class="panel">
+    // Open again after a save remounted it, with its notice.
+    <details class="panel" open={props.justSaved || undefined}>
       <summary>
         <h2 class="inline-h">{t('settings')}</h2>
       </summary>
@@ -87,6 +88,9 @@ export default function Guild(props: { params: Record<string, string> }) {
   const id = props.params.guildId ?? '';
   const loaded = useLoad(() => api.get<{ guild: GuildView }>('/admin/api/guild/view', { id }), [id]);
   const guild = loaded.data?.guild;
+  // The settings form is keyed by the stored values, so the reload after a save mounts it afresh:
+  // its "Saved." is carried over here, or it would vanish as soon as the reload lands.
+  const [settingsSaved, setSettingsSaved] = useState(false);
   if (loaded.error && !guild) {
     return (
       <Page title={t('back')}>
@@ -104,7 +108,15 @@ export default function Guild(props: { params: Record<string, string> }) {
         {t('meta', { id: guild.id, owner: guild.user_id, created: formatTime(guild.created_at) })}
       </p>
       {loaded.error && <ErrorNote error={loaded.error} onRetry={loaded.reload} />}
-      <Settings key={`${guild.name}|${guild.topic}|${guild.user_id}`} guild={guild} onSaved={loaded.reload} />
+      <Settings
+        key={`${guild.name}|${guild.topic}|${guild.user_id}`}
+        guild={guild}
+        justSaved={settingsSaved}
+        onSaved={() => {
+          setSettingsSaved(true);
+          loaded.reload();
+        }}
+      />
       <Roles guild={guild} onSaved={loaded.reload} />
       <Channels guild={guild} onSaved={loaded.reload} />
       <Members guild={guild} />
