@@ -68,6 +68,7 @@ const t = translator({
     replayNoSelector: '批量重发需要至少选择机器人、管道或原因之一。',
     replayTimeRange: '批量重发只按机器人、管道和原因选择，不按时间：请先清除时间范围。',
     confirmTitle: '重发 {n} 条死信？',
+    confirmTitleOne: '重发 1 条死信？',
     confirmBody: '将重新投递所有符合以下条件的失败消息（消息 ID 不变）：{what}。',
     confirmMore: '还有 {n} 条符合条件的死信未重发。继续重发？',
     confirmButton: '重发 {n} 条',
@@ -109,6 +110,7 @@ const t = translator({
     replayTimeRange:
       'A bulk replay selects by bot, pipe and reason only, not by time: clear the time range first.',
     confirmTitle: 'Replay {n} dead messages?',
+    confirmTitleOne: 'Replay 1 dead message?',
     confirmBody: 'Every failed message matching {what} is delivered again (under the same message id).',
     confirmMore: '{n} more matching dead messages were not replayed yet. Replay them too?',
     confirmButton: 'Replay {n}',
@@ -504,7 +506,9 @@ function DeadLetters(props: {
         title={
           ask?.more
             ? t('replayRest', { n: formatNumber(ask.n) })
-            : t('confirmTitle', { n: formatNumber(ask?.n ?? 0) })
+            : ask?.n === 1
+              ? t('confirmTitleOne')
+              : t('confirmTitle', { n: formatNumber(ask?.n ?? 0) })
         }
         confirmLabel={t('confirmButton', { n: formatNumber(ask?.n ?? 0) })}
         onCancel={() => setAsk(null)}
