@@ -90,6 +90,11 @@ export default defineConfig({
           include: browser,
           globalSetup: [...services, 'test/browser/global-setup.ts'],
           testTimeout: 60_000,
+          // A file's stack (web, worker and chromium) can take a minute and more to start on a busy
+          // 2-core machine: each process compiles the sources with tsx as it starts.
+          hookTimeout: 180_000,
+          // What the page shows comes with its refreshes (every 1 to 5 s) and the worker's pace.
+          expect: { poll: { timeout: 20_000, interval: 100 } },
         },
       },
     ],

@@ -1,6 +1,14 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, type Stack, screenshot, signIn, startStack } from './stack.js';
+import {
+  expectSecurePage,
+  launchBrowser,
+  openPage,
+  type Stack,
+  screenshot,
+  signIn,
+  startStack,
+} from './stack.js';
 
 /* Journeys of signing in and out, in a real chromium over a real web and worker. */
 let stack: Stack;
@@ -15,16 +23,19 @@ afterAll(async () => {
 
 describe('signing in', () => {
   it('a wrong token gets a clear message and no session', async () => {
-    const { context, page } = await openPage(browser);
+    const opened = await openPage(browser);
+    const { context, page } = opened;
     await signIn(page, stack, 'not-the-token');
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('That token is not right.');
     expect(await context.cookies()).toEqual([]);
     await screenshot(page, 'sign-in-wrong-token');
+    await expectSecurePage(opened, [stack.adminToken]);
     await context.close();
   });
 
   it('signs in, keeps the session over a reload, signs out', async () => {
-    const { context, page, urls } = await openPage(browser);
+    const opened = await openPage(browser);
+    const { context, page, urls } = opened;
     await signIn(page, stack);
     await page.getByRole('navigation', { name: 'Main navigation' }).waitFor();
     const [cookie] = await context.cookies();
@@ -47,6 +58,7 @@ describe('signing in', () => {
     const res = await page.request.get(`${stack.baseUrl}/admin/api/bot/list`);
     expect(res.status()).toBe(401);
     expect(stack.logs()).not.toContain(stack.adminToken);
+    await expectSecurePage(opened, [stack.adminToken]);
     await context.close();
   });
 });

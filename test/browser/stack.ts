@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import mongoose from 'mongoose';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { freePort, type Proc, startEntry, waitForOutput } from '../helpers/spawn.js';
 import { uniqueName } from '../helpers/test-app.js';
 
@@ -22,6 +23,9 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** How long a web or worker process may take to start (tsx compiles the sources; the machine may be busy). */
+const START_TIMEOUT_MS = 120_000;
 
 export interface Stack {
   baseUrl: string;
@@ -52,9 +56,15 @@ export async function startStack(name: string, env: Record<string, string> = {})
   let port = 0;
   for (let attempt = 1; web === undefined; attempt++) {
     port = await freePort();
-    const candidate = startEntry('web', { ...common, PORT: String(port), HOST: '127.0.0.1' });
+    // Pipe URLs the console shows are built on PUBLIC_URL: the address the web process listens on.
+    const candidate = startEntry('web', {
+      ...common,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
     try {
-      await waitForOutput(candidate, '"listening"', 30_000);
+      await waitForOutput(candidate, '"listening"', START_TIMEOUT_MS);
       web = candidate;
     } catch (err) {
       // Another socket can take the port between the check and the listen.
@@ -62,7 +72,7 @@ export async function startStack(name: string, env: Record<string, string> = {})
       await candidate.exited;
     }
   }
-  await waitForOutput(worker, '"worker started"', 30_000);
+  await waitForOutput(worker, '"worker started"', START_TIMEOUT_MS);
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = web;
   return {
@@ -96,23 +106,78 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
+/** A console answer as the page received it: its URL, status and Content-Security-Policy. */
+export interface ConsoleResponse {
+  url: string;
+  status: number;
+  csp: string | undefined;
+}
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Every URL the page requested. */
+  urls: string[];
+  /** The text of every console error (CSP violations among them). */
+  consoleErrors: string[];
+  /** Every answer the page got from under /console/ (read with their headers: await them). */
+  consoleResponses: Promise<ConsoleResponse>[];
+}
+
 /** A new page in a fresh context, English, desktop size, recording every URL it requests. */
 export async function openPage(
   browser: Browser,
-  options: { width?: number; height?: number; locale?: string } = {},
-): Promise<{ context: BrowserContext; page: Page; urls: string[]; consoleErrors: string[] }> {
+  options: { width?: number; height?: number; locale?: string; permissions?: string[] } = {},
+): Promise<OpenedPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
     locale: options.locale ?? 'en-US',
+    permissions: options.permissions ?? [],
   });
   const page = await context.newPage();
   const urls: string[] = [];
   const consoleErrors: string[] = [];
+  const consoleResponses: Promise<ConsoleResponse>[] = [];
   page.on('request', (r) => urls.push(r.url()));
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
-  return { context, page, urls, consoleErrors };
+  page.on('response', (r) => {
+    if (!new URL(r.url()).pathname.startsWith('/console/')) return;
+    consoleResponses.push(
+      r.allHeaders().then((h) => ({ url: r.url(), status: r.status(), csp: h['content-security-policy'] })),
+    );
+  });
+  return { context, page, urls, consoleErrors, consoleResponses };
+}
+
+/**
+ * The security checks every journey ends with: each answer the page loaded from /console/
+ * carried the Content-Security-Policy, no URL the page requested holds a secret (the operators'
+ * token, a bot token, a pipe token), and the browser reported no CSP violation.
+ */
+export async function expectSecurePage(opened: OpenedPage, secrets: readonly string[]): Promise<void> {
+  const responses = await Promise.all(opened.consoleResponses);
+  expect(responses.length).toBeGreaterThan(0);
+  const withoutCsp = responses.filter((r) => !r.csp?.includes("default-src 'self'"));
+  expect(withoutCsp).toEqual([]);
+  expect(secrets.every((s) => s.length >= 16)).toBe(true);
+  for (const secret of secrets) {
+    expect(opened.urls.filter((u) => u.includes(secret) || u.includes(encodeURIComponent(secret)))).toEqual(
+      [],
+    );
+  }
+  expect(opened.consoleErrors.filter((e) => /content.security.policy/i.test(e))).toEqual([]);
+}
+
+/** Whether the page is wider than the screen (something sticks out and scrolls sideways). */
+export async function overflowsSideways(
+  page: Page,
+): Promise<{ scrollWidth: number; clientWidth: number } | null> {
+  const m = await page.evaluate<{ scrollWidth: number; clientWidth: number }>(
+    '({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth })',
+  );
+  return m.scrollWidth > m.clientWidth ? m : null;
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {
@@ -127,4 +192,76 @@ export async function signIn(page: Page, stack: Stack, token = stack.adminToken)
   await page.goto(`${stack.baseUrl}/console/`);
   await page.getByLabel('Operator token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Ids and secrets of a pipe made through the admin API, as a script would set one up. */
+export interface SeededPipe {
+  bot: { id: string; name: string; user_id: string };
+  botToken: string;
+  guild: { id: string; name: string };
+  channel: { id: string; name: string };
+  pipe: { id: string; title: string };
+  pipeToken: string;
+  url: string;
+}
+
+/**
+ * A bot, a server owned by another user, a text channel, the bot's membership and a plain pipe.
+ * `everyonePermissions` is the @everyone role's mask (default: view and send);
+ * `permissionOverwrites` the channel's role overwrites.
+ */
+export async function seedPipe(
+  stack: Stack,
+  names: { bot: string; guild: string; channel: string; pipe: string },
+  options: {
+    everyonePermissions?: number;
+    permissionOverwrites?: { role_id: number; allow?: number; deny?: number }[];
+  } = {},
+): Promise<SeededPipe> {
+  const { bot, token: botToken } = await stack.admin<{ bot: SeededPipe['bot']; token: string }>(
+    'POST',
+    '/admin/api/bot/create',
+    { name: names.bot },
+  );
+  // The owner holds every permission, so the server belongs to a person, not to the bot.
+  const ownerId = '10001';
+  await stack.admin('POST', '/admin/api/user/upsert', { id: ownerId, username: 'owner' });
+  const { guild } = await stack.admin<{ guild: SeededPipe['guild'] }>('POST', '/admin/api/guild/create', {
+    name: names.guild,
+    user_id: ownerId,
+    ...(options.everyonePermissions === undefined
+      ? {}
+      : { everyone_permissions: options.everyonePermissions }),
+  });
+  const { channel } = await stack.admin<{ channel: SeededPipe['channel'] }>(
+    'POST',
+    '/admin/api/channel/create',
+    {
+      guild_id: guild.id,
+      name: names.channel,
+      type: 1,
+      permission_overwrites: options.permissionOverwrites ?? [],
+    },
+  );
+  await stack.admin('POST', '/admin/api/guild-member/add', { guild_id: guild.id, user_id: bot.user_id });
+  const made = await stack.admin<{ pipe: SeededPipe['pipe']; access_token: string; url: string }>(
+    'POST',
+    '/admin/api/pipe/create',
+    { bot_id: bot.id, title: names.pipe, channel_id: channel.id },
+  );
+  return { bot, botToken, guild, channel, pipe: made.pipe, pipeToken: made.access_token, url: made.url };
+}
+
+/** Posts a message through a pipe URL, as a sender would; answers its msg_id. */
+export async function sendThroughPipe(url: string, body: unknown): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const envelope = (await res.json()) as { code: number; message: string; data: { msg_id: string } };
+  if (res.status !== 200 || envelope.code !== 0) {
+    throw new Error(`send-pipemsg: ${res.status} ${envelope.code} ${envelope.message}`);
+  }
+  return envelope.data.msg_id;
 }
