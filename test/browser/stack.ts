@@ -50,19 +50,26 @@ export async function startStack(name: string, env: Record<string, string> = {})
   const worker = startEntry('worker', { ...common, METRICS_PORT: '0' });
   let web: Proc | undefined;
   let port = 0;
-  for (let attempt = 1; web === undefined; attempt++) {
-    port = await freePort();
-    const candidate = startEntry('web', { ...common, PORT: String(port), HOST: '127.0.0.1' });
-    try {
-      await waitForOutput(candidate, '"listening"', 30_000);
-      web = candidate;
-    } catch (err) {
-      // Another socket can take the port between the check and the listen.
-      if (attempt >= 3 || !candidate.out.join('').includes('EADDRINUSE')) throw err;
-      await candidate.exited;
+  let candidate: Proc | undefined;
+  try {
+    for (let attempt = 1; web === undefined; attempt++) {
+      port = await freePort();
+      candidate = startEntry('web', { ...common, PORT: String(port), HOST: '127.0.0.1' });
+      try {
+        await waitForOutput(candidate, '"listening"', 30_000);
+        web = candidate;
+      } catch (err) {
+        // Another socket can take the port between the check and the listen.
+        if (attempt >= 3 || !candidate.out.join('').includes('EADDRINUSE')) throw err;
+        await candidate.exited;
+      }
     }
+    await waitForOutput(worker, '"worker started"', 30_000);
+  } catch (err) {
+    // A process that did not start in time may still be starting: leave none behind.
+    for (const p of [worker, candidate]) p?.child.kill('SIGKILL');
+    throw err;
   }
-  await waitForOutput(worker, '"worker started"', 30_000);
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = web;
   return {
