@@ -54,25 +54,32 @@ export async function startStack(name: string, env: Record<string, string> = {})
   const worker = startEntry('worker', { ...common, METRICS_PORT: '0' });
   let web: Proc | undefined;
   let port = 0;
-  for (let attempt = 1; web === undefined; attempt++) {
-    port = await freePort();
-    // Pipe URLs the console shows are built on PUBLIC_URL: the address the web process listens on.
-    const candidate = startEntry('web', {
-      ...common,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    try {
-      await waitForOutput(candidate, '"listening"', START_TIMEOUT_MS);
-      web = candidate;
-    } catch (err) {
-      // Another socket can take the port between the check and the listen.
-      if (attempt >= 3 || !candidate.out.join('').includes('EADDRINUSE')) throw err;
-      await candidate.exited;
+  let candidate: Proc | undefined;
+  try {
+    for (let attempt = 1; web === undefined; attempt++) {
+      port = await freePort();
+      // Pipe URLs the console shows are built on PUBLIC_URL: the address the web process listens on.
+      candidate = startEntry('web', {
+        ...common,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      });
+      try {
+        await waitForOutput(candidate, '"listening"', START_TIMEOUT_MS);
+        web = candidate;
+      } catch (err) {
+        // Another socket can take the port between the check and the listen.
+        if (attempt >= 3 || !candidate.out.join('').includes('EADDRINUSE')) throw err;
+        await candidate.exited;
+      }
     }
+    await waitForOutput(worker, '"worker started"', START_TIMEOUT_MS);
+  } catch (err) {
+    // A process that did not start in time may still be starting: leave none behind.
+    for (const p of [worker, candidate]) p?.child.kill('SIGKILL');
+    throw err;
   }
-  await waitForOutput(worker, '"worker started"', START_TIMEOUT_MS);
   const baseUrl = `http://127.0.0.1:${port}`;
   const started = web;
   return {

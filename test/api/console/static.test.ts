@@ -1,5 +1,9 @@
-import { basename } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { basename, join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { precompress } from '../../../console/precompress.js';
 import { call, FAKE_ASSET, FAKE_INDEX, useConsoleDir } from '../../helpers/console.js';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
@@ -8,7 +12,19 @@ import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 const dir = useConsoleDir();
 let app: TestApp;
 
+/** An asset big enough to be worth compressing, as the build writes it (console/precompress.ts). */
+const BIG_ASSET = `${Array.from({ length: 400 }, (_, i) => `export const line${i} = 'text ${i}';`).join('\n')}\n`;
+let written: string[] = [];
+
 beforeAll(async () => {
+  writeFileSync(join(dir, 'assets', 'big-7a8b9c.js'), BIG_ASSET);
+  writeFileSync(join(dir, 'assets', 'logo-0a1b2c.png'), BIG_ASSET);
+  written = await precompress(dir, [
+    'index.html',
+    'assets/app-1a2b3c.js',
+    'assets/big-7a8b9c.js',
+    'assets/logo-0a1b2c.png',
+  ]);
   app = await startTestApp('console_static', { CONSOLE_DIR: dir });
 });
 afterAll(() => app?.close());
@@ -104,6 +120,93 @@ describe('static serving', () => {
     const r = await call(app, 'GET', '/consolefoo');
     expect(r.status).toBe(404);
     expect(r.headers.get('content-security-policy')).toBeNull();
+  });
+});
+
+/** A GET with exactly these headers, answered as raw bytes (no client decompresses them). */
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = get(app.base + path, { headers, method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('pre-compressed assets', () => {
+  const path = '/console/assets/big-7a8b9c.js';
+  const file = join(dir, 'assets', 'big-7a8b9c.js');
+
+  it('the build writes .br and .gz only for compressible files they make smaller', () => {
+    expect(written.sort()).toEqual(['assets/big-7a8b9c.js.br', 'assets/big-7a8b9c.js.gz']);
+    expect(brotliDecompressSync(readFileSync(`${file}.br`)).toString()).toBe(BIG_ASSET);
+    expect(gunzipSync(readFileSync(`${file}.gz`)).toString()).toBe(BIG_ASSET);
+  });
+
+  it.each([
+    ['gzip, deflate, br, zstd', 'br'],
+    ['br', 'br'],
+    ['gzip', 'gzip'],
+    ['br;q=0, gzip', 'gzip'],
+    ['GZIP;q=0.5', 'gzip'],
+    ['*', 'br'],
+    ['br;q=0, *', 'gzip'],
+  ])('Accept-Encoding %j gets the %s variant, with Vary', async (accept, encoding) => {
+    const r = await rawGet(path, { 'Accept-Encoding': accept });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-encoding']).toBe(encoding);
+    expect(r.headers.vary).toBe('Accept-Encoding');
+    expect(r.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+    expect(r.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(r.headers['content-security-policy']).toBe(CSP);
+    const suffix = encoding === 'br' ? '.br' : '.gz';
+    expect(r.headers['content-length']).toBe(String(readFileSync(file + suffix).length));
+    const text = (encoding === 'br' ? brotliDecompressSync(r.body) : gunzipSync(r.body)).toString();
+    expect(text).toBe(BIG_ASSET);
+  });
+
+  it.each([[undefined], ['identity'], ['deflate'], ['br;q=0, gzip;q=0'], ['*;q=0']])(
+    'Accept-Encoding %j gets the file as it is, with Vary',
+    async (accept) => {
+      const r = await rawGet(path, accept === undefined ? {} : { 'Accept-Encoding': accept });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(r.headers.vary).toBe('Accept-Encoding');
+      expect(r.body.toString()).toBe(BIG_ASSET);
+    },
+  );
+
+  it('HEAD says the length of the variant it would send', async () => {
+    const r = await rawGet(path, { 'Accept-Encoding': 'br' }, 'HEAD');
+    expect([r.status, r.headers['content-encoding'], r.headers['content-length'], r.body.length]).toEqual([
+      200,
+      'br',
+      String(readFileSync(`${file}.br`).length),
+      0,
+    ]);
+  });
+
+  it('an asset without variants is sent as it is, without Vary', async () => {
+    const r = await rawGet('/console/assets/app-1a2b3c.js', { 'Accept-Encoding': 'gzip, br' });
+    expect([r.status, r.headers['content-encoding'], r.headers.vary]).toEqual([200, undefined, undefined]);
+    expect(r.body.toString()).toBe(FAKE_ASSET);
+  });
+
+  it('index.html is never compressed', async () => {
+    const r = await rawGet('/console/', { 'Accept-Encoding': 'gzip, br' });
+    expect([r.status, r.headers['content-encoding'], r.body.toString()]).toEqual([
+      200,
+      undefined,
+      FAKE_INDEX,
+    ]);
   });
 });
 
