@@ -90,6 +90,81 @@ describe('sign-in', () => {
   });
 });
 
+describe('what another site could send is refused before it counts', () => {
+  const failures = async () => (await keysOf(app, 'console:sign-in-failures:*')).length;
+  const post = (headers: Record<string, string>, body?: string) =>
+    fetch(`${app.base}/console/api/session`, {
+      method: 'POST',
+      headers: { 'Accept-Language': 'en-US', ...headers },
+      body,
+    });
+  const token = JSON.stringify({ token: 'wrong-token-0123456789abcdef' });
+
+  // The content types a page may POST cross-site without a preflight (a form, no-cors fetch).
+  it.each([
+    ['text/plain', token],
+    ['text/plain;charset=UTF-8', token],
+    ['application/x-www-form-urlencoded', 'token=wrong-token-0123456789abcdef'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="token"\r\n\r\nw\r\n--x--\r\n',
+    ],
+    ['application/vnd.api+json', token],
+  ])('Content-Type %s is 415 and not counted', async (type, body) => {
+    const r = await post({ 'Content-Type': type }, body);
+    expect([r.status, ((await r.json()) as { code: number }).code]).toEqual([415, 41500]);
+    expect(await failures()).toBe(0);
+  });
+
+  it('a POST without a body or a Content-Type is 415 and not counted', async () => {
+    const r = await post({});
+    expect(r.status).toBe(415);
+    expect(await failures()).toBe(0);
+  });
+
+  it.each([
+    [{ 'Sec-Fetch-Site': 'cross-site' }],
+    [{ 'Sec-Fetch-Site': 'same-site' }],
+    [{ Origin: 'https://evil.example' }],
+    [{ Origin: 'null' }],
+    [{ Origin: 'http://127.0.0.1:1' }],
+  ])('a JSON sign-in from another site (%j) is 403 CROSS_SITE_REJECTED and not counted', async (headers) => {
+    const r = await post({ 'Content-Type': 'application/json', ...headers }, token);
+    const body = (await r.json()) as { code: number; message: string };
+    expect([r.status, body.code]).toEqual([403, 40303]);
+    expect(body.message).toBe("Refused: a sign-in must come from the console's own page");
+    expect(r.headers.get('set-cookie')).toBeNull();
+    expect(await failures()).toBe(0);
+  });
+
+  it("the console's own page (same origin, by Host or PUBLIC_URL) is let through, and counted", async () => {
+    const own: Record<string, string>[] = [
+      { 'Sec-Fetch-Site': 'same-origin', Origin: app.base },
+      { 'Sec-Fetch-Site': 'none' },
+      { Origin: new URL(app.config.publicUrl).origin },
+    ];
+    for (const headers of own) {
+      const r = await post({ 'Content-Type': 'application/json; charset=utf-8', ...headers }, token);
+      expect(r.status).toBe(401);
+    }
+    expect(await failures()).toBe(1);
+    const r = await post(
+      { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'same-origin', Origin: app.base },
+      JSON.stringify({ token: TEST_ADMIN_TOKEN }),
+    );
+    expect(r.status).toBe(200);
+  });
+
+  it('however many such tries another site makes, the operator still signs in', async () => {
+    for (let i = 0; i < 10; i++) {
+      await post({ 'Content-Type': 'text/plain' }, token);
+      await post({ 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'cross-site' }, token);
+    }
+    expect(await failures()).toBe(0);
+    expect((await signIn(app)).answer.status).toBe(200);
+  });
+});
+
 describe('throttling per client address', () => {
   const wrong = () =>
     call(app, 'POST', '/console/api/session', { json: { token: 'wrong-token-0123456789abcdef' } });
