@@ -49,6 +49,10 @@ export interface Config {
   readonly consoleSessionIdleS: number;
   /** Console cookies carry Secure: PUBLIC_URL is https (TLS may end at a proxy in front). */
   readonly consoleSecureCookie: boolean;
+  /** Whether the client address (and host, protocol) is read from a reverse proxy's X-Forwarded-* headers. */
+  readonly trustProxy: boolean;
+  /** With trustProxy, how many X-Forwarded-For entries from the right trusted proxies wrote. */
+  readonly trustProxyHops: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -200,5 +204,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       D.MAX_CONSOLE_SESSION_IDLE_S,
     ),
     consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
+    trustProxy: onOff(env, 'TRUST_PROXY', D.DEFAULT_TRUST_PROXY),
+    trustProxyHops: int(env, 'TRUST_PROXY_HOPS', D.DEFAULT_TRUST_PROXY_HOPS, 1, D.MAX_TRUST_PROXY_HOPS),
   };
 }

@@ -105,6 +105,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('trusts a reverse proxy only when told to, and then only as many hops as set', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({ trustProxy: false, trustProxyHops: 1 });
+    expect(loadConfig({ ...ADMIN, TRUST_PROXY: 'on', TRUST_PROXY_HOPS: '2' })).toMatchObject({
+      trustProxy: true,
+      trustProxyHops: 2,
+    });
+    expect(() => loadConfig({ ...ADMIN, TRUST_PROXY: 'true' })).toThrow(
+      new ConfigError('config: TRUST_PROXY must be on or off (got "true")'),
+    );
+    expect(() => loadConfig({ ...ADMIN, TRUST_PROXY_HOPS: '0' })).toThrow(
+      new ConfigError('config: TRUST_PROXY_HOPS must be an integer from 1 to 16 (got "0")'),
+    );
+  });
+
   it('marks console cookies Secure when PUBLIC_URL is https', () => {
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'https://herald.example.com' }).consoleSecureCookie).toBe(true);
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'HTTPS://herald.example.com' }).consoleSecureCookie).toBe(true);

@@ -224,6 +224,51 @@ describe('throttling per client address', () => {
   });
 });
 
+describe('the client address behind a reverse proxy', () => {
+  const tryFrom = (target: TestApp, forwardedFor: string, token = 'wrong-token-0123456789abcdef') =>
+    call(target, 'POST', '/console/api/session', {
+      json: { token },
+      headers: { 'X-Forwarded-For': forwardedFor },
+    });
+
+  it('by default X-Forwarded-For is ignored: every try counts against the TCP peer', async () => {
+    for (let i = 0; i < 5; i++) expect((await tryFrom(app, `203.0.113.${i}`)).status).toBe(401);
+    expect((await tryFrom(app, '203.0.113.99', TEST_ADMIN_TOKEN)).status).toBe(429);
+  });
+
+  describe('with TRUST_PROXY=on', () => {
+    let proxied: TestApp;
+    beforeAll(async () => {
+      proxied = await startTestApp('console_proxied', { CONSOLE_DIR: dir, TRUST_PROXY: 'on' });
+    });
+    afterAll(() => proxied?.close());
+    beforeEach(async () => {
+      const keys = await keysOf(proxied, 'console:sign-in-failures:*');
+      if (keys.length > 0) await proxied.res.redis.del(...keys);
+    });
+
+    it("counts the address the proxy adds, so one client's failures do not lock out another", async () => {
+      for (let i = 0; i < 5; i++) expect((await tryFrom(proxied, '203.0.113.7')).status).toBe(401);
+      expect((await tryFrom(proxied, '203.0.113.7', TEST_ADMIN_TOKEN)).status).toBe(429);
+      expect((await tryFrom(proxied, '203.0.113.8', TEST_ADMIN_TOKEN)).status).toBe(200);
+    });
+
+    it('only the last TRUST_PROXY_HOPS entries count: a client cannot pick its own address', async () => {
+      for (let i = 0; i < 5; i++) await tryFrom(proxied, `198.51.100.${i}, 203.0.113.7`);
+      expect((await tryFrom(proxied, '192.0.2.1, 203.0.113.7', TEST_ADMIN_TOKEN)).status).toBe(429);
+    });
+
+    it('keys an IPv6 client by its /64, which one host usually holds whole', async () => {
+      for (let i = 1; i <= 5; i++) await tryFrom(proxied, `2001:db8:1:2::${i}`);
+      expect((await tryFrom(proxied, '2001:DB8:1:2:ffff:1:2:3', TEST_ADMIN_TOKEN)).status).toBe(429);
+      expect((await tryFrom(proxied, '2001:db8:1:3::1', TEST_ADMIN_TOKEN)).status).toBe(200);
+      expect(await keysOf(proxied, 'console:sign-in-failures:*')).toEqual([
+        `${proxied.config.redisPrefix}:console:sign-in-failures:2001:db8:1:2::/64`,
+      ]);
+    });
+  });
+});
+
 describe('sign-out', () => {
   it('DELETE with the CSRF token ends the session and clears the cookie', async () => {
     const { cookie, csrf } = await signIn(app);
