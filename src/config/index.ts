@@ -47,6 +47,8 @@ export interface Config {
   readonly consoleDir: string;
   /** How long a console session lives without use, in seconds. */
   readonly consoleSessionIdleS: number;
+  /** How long a console session lives from sign-in, used or not, in seconds. */
+  readonly consoleSessionMaxS: number;
   /** Console cookies carry Secure: PUBLIC_URL is https (TLS may end at a proxy in front). */
   readonly consoleSecureCookie: boolean;
   /** Whether the client address (and host, protocol) is read from a reverse proxy's X-Forwarded-* headers. */
@@ -202,6 +204,13 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       D.DEFAULT_CONSOLE_SESSION_IDLE_S,
       1,
       D.MAX_CONSOLE_SESSION_IDLE_S,
+    ),
+    consoleSessionMaxS: int(
+      env,
+      'CONSOLE_SESSION_MAX_S',
+      D.DEFAULT_CONSOLE_SESSION_MAX_S,
+      D.MIN_CONSOLE_SESSION_MAX_S,
+      D.MAX_CONSOLE_SESSION_MAX_S,
     ),
     consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
     trustProxy: onOff(env, 'TRUST_PROXY', D.DEFAULT_TRUST_PROXY),

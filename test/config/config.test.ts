@@ -100,6 +100,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...ADMIN, CONSOLE: 'yes' })).toThrow(
       new ConfigError('config: CONSOLE must be on or off (got "yes")'),
     );
+    expect(c.consoleSessionMaxS).toBe(43_200);
+    expect(loadConfig({ ...ADMIN, CONSOLE_SESSION_MAX_S: '3600' }).consoleSessionMaxS).toBe(3600);
+    expect(() => loadConfig({ ...ADMIN, CONSOLE_SESSION_MAX_S: '0' })).toThrow(
+      new ConfigError('config: CONSOLE_SESSION_MAX_S must be an integer from 60 to 2592000 (got "0")'),
+    );
     expect(() => loadConfig({ ...ADMIN, CONSOLE_SESSION_IDLE_S: '0' })).toThrow(
       new ConfigError('config: CONSOLE_SESSION_IDLE_S must be an integer from 1 to 86400 (got "0")'),
     );

@@ -306,6 +306,79 @@ describe('sign-out', () => {
   });
 });
 
+describe("a session is bound to the operators' token and to a lifetime", () => {
+  const keyOf = async (cookie: string): Promise<string> => {
+    const { createHash } = await import('node:crypto');
+    return `${app.config.redisPrefix}:console:session:${createHash('sha256').update(cookie).digest('hex')}`;
+  };
+  /** Rewrites what Redis keeps of a session (its expiry kept). */
+  const edit = async (cookie: string, change: (s: Record<string, unknown>) => void): Promise<void> => {
+    const key = await keyOf(cookie);
+    const stored = JSON.parse((await app.res.redis.get(key)) ?? 'null') as Record<string, unknown>;
+    change(stored);
+    await app.res.redis.set(key, JSON.stringify(stored), 'KEEPTTL');
+  };
+
+  it('keeps a fingerprint of the token, never the token or its plain hash', async () => {
+    const { cookie } = await signIn(app);
+    const raw = (await app.res.redis.get(await keyOf(cookie))) ?? '';
+    const { createHash } = await import('node:crypto');
+    expect(raw).not.toContain(TEST_ADMIN_TOKEN);
+    for (const enc of ['hex', 'base64', 'base64url'] as const) {
+      expect(raw).not.toContain(createHash('sha256').update(TEST_ADMIN_TOKEN).digest(enc));
+    }
+    expect(Object.keys(JSON.parse(raw)).sort()).toEqual(['created_at', 'csrf_token', 'token_mac']);
+  });
+
+  it('a change of ADMIN_TOKEN ends the sessions signed in with the old one (401, session deleted)', async () => {
+    const old = await signIn(app);
+    const other = await signIn(app);
+    const rotated = await startTestApp(
+      'console_rotated',
+      { CONSOLE_DIR: dir, ADMIN_TOKEN: 'rotated-admin-token-0123456789abcdef' },
+      { sharedWith: app },
+    );
+    try {
+      const r = await call(rotated, 'GET', '/console/api/session', { cookie: old.cookie });
+      expect([r.status, r.body?.code]).toEqual([401, 40100]);
+      expect(await app.res.redis.exists(await keyOf(old.cookie))).toBe(0);
+      // The admin API, which reads the cookie in auth.ts, refuses it too.
+      expect((await call(rotated, 'GET', '/admin/api/bot/list', { cookie: other.cookie })).status).toBe(401);
+      expect(await app.res.redis.exists(await keyOf(other.cookie))).toBe(0);
+      // A session signed in with the new token works on it, and not where the old token is set.
+      const fresh = await signIn(rotated, 'rotated-admin-token-0123456789abcdef');
+      expect((await call(rotated, 'GET', '/admin/api/bot/list', { cookie: fresh.cookie })).status).toBe(200);
+      expect((await call(app, 'GET', '/console/api/session', { cookie: fresh.cookie })).status).toBe(401);
+    } finally {
+      await rotated.close();
+    }
+  });
+
+  it('a session kept from before fingerprints (none stored) is refused', async () => {
+    const { cookie } = await signIn(app);
+    await edit(cookie, (s) => {
+      delete s.token_mac;
+    });
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(401);
+  });
+
+  it('ends CONSOLE_SESSION_MAX_S (12 h) after sign-in, however often it is used', async () => {
+    expect(app.config.consoleSessionMaxS).toBe(43_200);
+    const { cookie } = await signIn(app);
+    await edit(cookie, (s) => {
+      s.created_at = Date.now() - 43_200_000 + 60_000;
+    });
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(200);
+    expect((await call(app, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(200);
+    await edit(cookie, (s) => {
+      s.created_at = Date.now() - 43_200_000 - 1;
+    });
+    const r = await call(app, 'GET', '/admin/api/bot/list', { cookie });
+    expect([r.status, r.body?.code]).toEqual([401, 40100]);
+    expect(await app.res.redis.exists(await keyOf(cookie))).toBe(0);
+  });
+});
+
 describe('idle expiry', () => {
   let short: TestApp;
   beforeAll(async () => {
