@@ -46,7 +46,7 @@ export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): v
     const { token } = signInBody((await readJsonBody(ctx.req, SIGN_IN_BODY_LIMIT_BYTES)).value);
     if (!isAdminToken(token)) throw new HeraldError('INVALID_TOKEN');
     await forgiveSignIn(deps, ctx.ip);
-    const previous = readSessionCookie(ctx);
+    const previous = readSessionCookie(ctx, secure);
     if (previous !== undefined) await endSession(deps, previous);
     const { cookie, session } = await createSession(deps);
     setSessionCookie(ctx, cookie, secure);
@@ -60,13 +60,13 @@ export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): v
   router.delete(SESSION_PATH, async (ctx) => {
     const session = await currentSession(ctx);
     if (!csrfMatches(ctx.get('X-CSRF-Token'), session.csrf_token)) throw new HeraldError('CSRF_REJECTED');
-    await endSession(deps, readSessionCookie(ctx) as string);
+    await endSession(deps, readSessionCookie(ctx, secure) as string);
     clearSessionCookie(ctx, secure);
     reply(ctx);
   });
 
   async function currentSession(ctx: Context): Promise<ConsoleSession> {
-    const cookie = readSessionCookie(ctx);
+    const cookie = readSessionCookie(ctx, secure);
     const session = cookie === undefined ? undefined : await touchSession(deps, cookie);
     if (session === undefined) throw new HeraldError('UNAUTHENTICATED');
     return session;

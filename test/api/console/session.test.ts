@@ -420,13 +420,28 @@ describe('the Secure attribute', () => {
 
   it('is set when PUBLIC_URL is https (TLS ending at a proxy in front), on sign-in and sign-out', async () => {
     const { cookie, csrf, answer } = await signIn(https);
+    // The __Host- prefix: a browser takes the cookie only with Secure, Path=/ and no Domain, so a
+    // sibling subdomain cannot set one of that name to overwrite or shadow it.
     expect(answer.headers.get('set-cookie')).toBe(
-      `herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`,
+      `__Host-herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`,
     );
-    const out = await call(https, 'DELETE', '/console/api/session', { cookie, csrf });
+    const cookieName = '__Host-herald_console';
+    expect((await call(https, 'GET', '/console/api/session', { cookie, cookieName })).status).toBe(200);
+    expect((await call(https, 'GET', '/admin/api/bot/list', { cookie, cookieName })).status).toBe(200);
+    // The unprefixed name, which another subdomain could set, is not read.
+    expect((await call(https, 'GET', '/console/api/session', { cookie })).status).toBe(401);
+    expect((await call(https, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(401);
+    const out = await call(https, 'DELETE', '/console/api/session', { cookie, cookieName, csrf });
+    expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toBe(
-      'herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
+      '__Host-herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
     );
+  });
+
+  it('without https the cookie keeps its plain name, and the __Host- one is not read', async () => {
+    const { cookie } = await signIn(app);
+    const r = await call(app, 'GET', '/console/api/session', { cookie, cookieName: '__Host-herald_console' });
+    expect(r.status).toBe(401);
   });
 });
 
