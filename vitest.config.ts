@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
 const unit = [
   'test/architecture.test.ts',
   'test/api/console/headers.test.ts',
+  'test/api/console/throttle-address.test.ts',
   'test/api/lang.test.ts',
   'test/api/pipe-request.test.ts',
   'test/config/**/*.test.ts',

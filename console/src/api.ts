@@ -18,9 +18,15 @@ export class ApiError extends Error {
 
 /**
  * The session as the app knows it. The CSRF token lives only in memory: a reload asks the server
- * for it again with the HttpOnly cookie, which script cannot read.
+ * for it again with the HttpOnly cookie, which script cannot read. `unavailable`: Herald could
+ * not say (it cannot reach Redis, where sessions live, or cannot be reached itself); `detail` is
+ * what it answered.
  */
-export const session = signal<{ state: 'unknown' | 'signed-out' } | { state: 'signed-in'; csrf: string }>({
+export const session = signal<
+  | { state: 'unknown' | 'signed-out' }
+  | { state: 'signed-in'; csrf: string }
+  | { state: 'unavailable'; detail: string }
+>({
   state: 'unknown',
 });
 
@@ -84,12 +90,37 @@ interface SessionInfo {
   idle_timeout_s: number;
 }
 
-export async function restoreSession(): Promise<void> {
-  try {
-    const info = await api.get<SessionInfo>(SESSION_PATH);
-    session.value = { state: 'signed-in', csrf: info.csrf_token };
-  } catch {
-    session.value = { state: 'signed-out' };
+/** How long the app waits before asking again for a session Herald could not read, in ms. */
+export const RESTORE_RETRY_MS = 5_000;
+
+/**
+ * Whether an error means Herald or what it needs is out of reach, not that the session is gone:
+ * a 503 (Herald cannot reach Redis), a proxy's 502 or 504, or no answer at all.
+ */
+export const isUnavailable = (err: unknown): err is ApiError =>
+  err instanceof ApiError && [0, 502, 503, 504].includes(err.status);
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks Herald for the session the cookie holds. While Herald cannot tell (isUnavailable), the
+ * session is `unavailable` and it asks again every RESTORE_RETRY_MS: the sign-in form would be
+ * wrong there, as the session may well be alive.
+ */
+export async function restoreSession(wait: (ms: number) => Promise<void> = sleep): Promise<void> {
+  for (;;) {
+    try {
+      const info = await api.get<SessionInfo>(SESSION_PATH);
+      session.value = { state: 'signed-in', csrf: info.csrf_token };
+      return;
+    } catch (err) {
+      if (!isUnavailable(err)) {
+        session.value = { state: 'signed-out' };
+        return;
+      }
+      session.value = { state: 'unavailable', detail: err.message };
+      await wait(RESTORE_RETRY_MS);
+    }
   }
 }
 

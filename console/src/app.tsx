@@ -4,7 +4,7 @@ import { restoreSession, session, signOut } from './api.ts';
 import { lang, translator } from './i18n.ts';
 import { Link, match, route } from './router.tsx';
 import { SignIn } from './screens/sign-in.tsx';
-import { ErrorNote, Loading } from './ui/components.tsx';
+import { ErrorNote, Loading, Notice } from './ui/components.tsx';
 import { LangSwitch } from './ui/lang-switch.tsx';
 
 const t = translator({
@@ -20,6 +20,7 @@ const t = translator({
     signOut: '退出登录',
     notFound: '没有这个页面。',
     nav: '主导航',
+    unavailable: 'Herald 无法连接它所依赖的服务（Redis），正在重试…',
   },
   'en-US': {
     skip: 'Skip to content',
@@ -33,6 +34,7 @@ const t = translator({
     signOut: 'Sign out',
     notFound: 'There is no such page.',
     nav: 'Main navigation',
+    unavailable: 'Herald cannot reach its services (Redis); retrying…',
   },
 });
 
@@ -123,6 +125,19 @@ function Shell() {
   );
 }
 
+/** While Herald cannot say whether the browser is signed in (restoreSession retries meanwhile). */
+function Unavailable(props: { detail: string }) {
+  return (
+    <main class="sign-in" id="main">
+      <div class="card-panel">
+        <Notice kind="warn">
+          <span>{t('unavailable')}</span> <span>{props.detail}</span>
+        </Notice>
+      </div>
+    </main>
+  );
+}
+
 export function App() {
   useEffect(() => {
     document.documentElement.lang = lang.value;
@@ -131,5 +146,6 @@ export function App() {
   const s = session.value;
   if (s.state === 'unknown') return <Loading />;
   if (s.state === 'signed-out') return <SignIn />;
+  if (s.state === 'unavailable') return <Unavailable detail={s.detail} />;
   return <Shell />;
 }

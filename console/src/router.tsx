@@ -24,7 +24,19 @@ globalThis.addEventListener?.('popstate', () => {
   route.value = { path: current(), query: new URLSearchParams(location.search) };
 });
 
-/** Matches `pattern` (segments, `:name` captures) against an app path. */
+/** A path segment decoded, or null for a malformed % escape (decodeURIComponent throws on it). */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Matches `pattern` (segments, `:name` captures) against an app path. A path with a malformed
+ * % escape matches nothing, so it shows the not-found screen rather than blanking the app.
+ */
 export function match(pattern: string, path: string): Record<string, string> | null {
   const want = pattern.split('/').filter(Boolean);
   const got = path.split('/').filter(Boolean);
@@ -32,7 +44,8 @@ export function match(pattern: string, path: string): Record<string, string> | n
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
     const w = want[i]!;
-    const g = decodeURIComponent(got[i]!);
+    const g = decodeSegment(got[i]!);
+    if (g === null) return null;
     if (w.startsWith(':')) params[w.slice(1)] = g;
     else if (w !== g) return null;
   }

@@ -60,6 +60,12 @@ export function createHttpHandler(
 
 function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   const app = new Koa<HeraldState>();
+  // Behind a reverse proxy (TRUST_PROXY), ctx.ip is the client the proxies name: of
+  // X-Forwarded-For, only the last TRUST_PROXY_HOPS entries (those our proxies wrote) are read,
+  // so a client cannot choose its own address (the console's sign-in throttle keys on it).
+  app.proxy = deps.config.trustProxy;
+  app.proxyIpHeader = 'X-Forwarded-For';
+  app.maxIpsCount = deps.config.trustProxyHops;
   const router = new Router<HeraldState>();
   healthRoutes(router, deps);
   intimacyRoutes(router, deps);

@@ -49,7 +49,7 @@ export function adminAuthenticator(deps: Deps): (ctx: Context) => Promise<void> 
       if (!isAdminToken(given)) throw new HeraldError('INVALID_TOKEN');
       return;
     }
-    const cookie = deps.config.console ? readSessionCookie(ctx) : undefined;
+    const cookie = deps.config.console ? readSessionCookie(ctx, deps.config.consoleSecureCookie) : undefined;
     const session = cookie === undefined ? undefined : await touchSession(deps, cookie);
     if (session === undefined) throw new HeraldError('UNAUTHENTICATED');
     if (isStateChanging(ctx.method) && !csrfMatches(ctx.get('X-CSRF-Token'), session.csrf_token)) {

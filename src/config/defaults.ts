@@ -99,3 +99,23 @@ export const DEFAULT_BOT_MESSAGE_PER_SECOND = 5;
 export const DEFAULT_CONSOLE_SESSION_IDLE_S = 30 * 60;
 /** Longest CONSOLE_SESSION_IDLE_S an operator may set, in seconds (1 day). */
 export const MAX_CONSOLE_SESSION_IDLE_S = 24 * 60 * 60;
+/**
+ * How long a console session lives from sign-in however much it is used, in seconds (12 h: a
+ * working day). An open page that refreshes on its own would otherwise keep a session for ever.
+ */
+export const DEFAULT_CONSOLE_SESSION_MAX_S = 12 * 60 * 60;
+/** Shortest and longest CONSOLE_SESSION_MAX_S an operator may set, in seconds (1 min, 30 days). */
+export const MIN_CONSOLE_SESSION_MAX_S = 60;
+export const MAX_CONSOLE_SESSION_MAX_S = 30 * 24 * 60 * 60;
+/**
+ * Whether the web process believes a reverse proxy's X-Forwarded-For (and -Host, -Proto): off, as
+ * a client that reaches Herald directly could write any address there.
+ */
+export const DEFAULT_TRUST_PROXY = false;
+/**
+ * With TRUST_PROXY on, how many X-Forwarded-For entries, from the right, trusted proxies wrote
+ * (one per proxy in front); the leftmost of those is the client. 1: one proxy in front.
+ */
+export const DEFAULT_TRUST_PROXY_HOPS = 1;
+/** Most TRUST_PROXY_HOPS an operator may set (proxies in front of Herald). */
+export const MAX_TRUST_PROXY_HOPS = 16;

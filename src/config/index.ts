@@ -47,8 +47,14 @@ export interface Config {
   readonly consoleDir: string;
   /** How long a console session lives without use, in seconds. */
   readonly consoleSessionIdleS: number;
+  /** How long a console session lives from sign-in, used or not, in seconds. */
+  readonly consoleSessionMaxS: number;
   /** Console cookies carry Secure: PUBLIC_URL is https (TLS may end at a proxy in front). */
   readonly consoleSecureCookie: boolean;
+  /** Whether the client address (and host, protocol) is read from a reverse proxy's X-Forwarded-* headers. */
+  readonly trustProxy: boolean;
+  /** With trustProxy, how many X-Forwarded-For entries from the right trusted proxies wrote. */
+  readonly trustProxyHops: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -199,6 +205,15 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       1,
       D.MAX_CONSOLE_SESSION_IDLE_S,
     ),
+    consoleSessionMaxS: int(
+      env,
+      'CONSOLE_SESSION_MAX_S',
+      D.DEFAULT_CONSOLE_SESSION_MAX_S,
+      D.MIN_CONSOLE_SESSION_MAX_S,
+      D.MAX_CONSOLE_SESSION_MAX_S,
+    ),
     consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
+    trustProxy: onOff(env, 'TRUST_PROXY', D.DEFAULT_TRUST_PROXY),
+    trustProxyHops: int(env, 'TRUST_PROXY_HOPS', D.DEFAULT_TRUST_PROXY_HOPS, 1, D.MAX_TRUST_PROXY_HOPS),
   };
 }

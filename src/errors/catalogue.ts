@@ -128,6 +128,13 @@ export const CATALOGUE = {
     '请求缺少有效的 X-CSRF-Token 请求头，已拒绝（请刷新控制台页面后重试）',
     'Refused: the request lacks a valid X-CSRF-Token header (reload the console and try again)',
   ),
+  // A console sign-in sent by another site's page (Sec-Fetch-Site or Origin says so).
+  CROSS_SITE_REJECTED: def(
+    40303,
+    403,
+    '已拒绝：只能从控制台自己的页面登录',
+    "Refused: a sign-in must come from the console's own page",
+  ),
 
   // 40320-40329: pipe message delivery (issue 6).
   CHANNEL_NOT_VISIBLE: def(

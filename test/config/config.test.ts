@@ -100,8 +100,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...ADMIN, CONSOLE: 'yes' })).toThrow(
       new ConfigError('config: CONSOLE must be on or off (got "yes")'),
     );
+    expect(c.consoleSessionMaxS).toBe(43_200);
+    expect(loadConfig({ ...ADMIN, CONSOLE_SESSION_MAX_S: '3600' }).consoleSessionMaxS).toBe(3600);
+    expect(() => loadConfig({ ...ADMIN, CONSOLE_SESSION_MAX_S: '0' })).toThrow(
+      new ConfigError('config: CONSOLE_SESSION_MAX_S must be an integer from 60 to 2592000 (got "0")'),
+    );
     expect(() => loadConfig({ ...ADMIN, CONSOLE_SESSION_IDLE_S: '0' })).toThrow(
       new ConfigError('config: CONSOLE_SESSION_IDLE_S must be an integer from 1 to 86400 (got "0")'),
+    );
+  });
+
+  it('trusts a reverse proxy only when told to, and then only as many hops as set', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({ trustProxy: false, trustProxyHops: 1 });
+    expect(loadConfig({ ...ADMIN, TRUST_PROXY: 'on', TRUST_PROXY_HOPS: '2' })).toMatchObject({
+      trustProxy: true,
+      trustProxyHops: 2,
+    });
+    expect(() => loadConfig({ ...ADMIN, TRUST_PROXY: 'true' })).toThrow(
+      new ConfigError('config: TRUST_PROXY must be on or off (got "true")'),
+    );
+    expect(() => loadConfig({ ...ADMIN, TRUST_PROXY_HOPS: '0' })).toThrow(
+      new ConfigError('config: TRUST_PROXY_HOPS must be an integer from 1 to 16 (got "0")'),
     );
   });
 

@@ -10,6 +10,12 @@ describe('console router', () => {
     expect(match('bots', 'pipes')).toBeNull();
   });
 
+  it('a malformed % escape matches nothing (the not-found screen) instead of throwing', () => {
+    expect(match('deliveries/:msgId', 'deliveries/%E0%A4%A')).toBeNull();
+    expect(match('deliveries/:msgId', 'deliveries/100%')).toBeNull();
+    expect(match('bots', '%bots')).toBeNull();
+  });
+
   it('draws links under the console base', () => {
     expect(renderToString(<Link to="pipes/7">x</Link>)).toBe('<a href="/console/pipes/7">x</a>');
   });

@@ -37,6 +37,8 @@ export interface RawAnswer {
 export interface CallOptions {
   /** The console's session cookie value. */
   readonly cookie?: string;
+  /** The cookie's name: `herald_console` unless given (`__Host-herald_console` when Secure). */
+  readonly cookieName?: string;
   readonly csrf?: string;
   readonly json?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
@@ -50,7 +52,7 @@ export async function call(
   o: CallOptions = {},
 ): Promise<RawAnswer> {
   const headers: Record<string, string> = { 'Accept-Language': 'en-US', ...o.headers };
-  if (o.cookie !== undefined) headers.Cookie = `herald_console=${o.cookie}`;
+  if (o.cookie !== undefined) headers.Cookie = `${o.cookieName ?? 'herald_console'}=${o.cookie}`;
   if (o.csrf !== undefined) headers['X-CSRF-Token'] = o.csrf;
   let body: string | undefined;
   if (o.json !== undefined) {
@@ -74,7 +76,7 @@ export interface SignedIn {
 export async function signIn(app: TestApp, token = TEST_ADMIN_TOKEN): Promise<SignedIn> {
   const answer = await call(app, 'POST', '/console/api/session', { json: { token } });
   const setCookie = answer.headers.get('set-cookie') ?? '';
-  const cookie = /^herald_console=([^;]+)/.exec(setCookie)?.[1];
+  const cookie = /^(?:__Host-)?herald_console=([^;]+)/.exec(setCookie)?.[1];
   if (answer.status !== 200 || cookie === undefined)
     throw new Error(`sign-in failed: ${answer.status} ${answer.text}`);
   return { cookie, csrf: String(answer.body?.data.csrf_token), answer };

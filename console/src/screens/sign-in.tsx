@@ -23,19 +23,23 @@ const t = translator({
   },
 });
 
+/**
+ * What the form says of a failed sign-in: a 401 is the wrong token, a 429 the wait; anything else
+ * (a 503 when Herald cannot reach Redis, a 403 or 415) in Herald's own words.
+ */
+export function signInMessage(e: unknown): unknown {
+  if (e instanceof ApiError && e.status === 401) return new Error(t('wrong'));
+  if (e instanceof ApiError && e.status === 429) return new Error(t('throttled', { s: e.retryAfterS ?? 60 }));
+  return e;
+}
+
 /** The sign-in form; the token goes only into the POST body, never into a URL or storage. */
 export function SignIn() {
   const [token, setToken] = useState('');
   const action = useAction(async () => {
     await signIn(token);
   });
-  const e = action.error;
-  const message =
-    e instanceof ApiError && e.status === 401
-      ? new Error(t('wrong'))
-      : e instanceof ApiError && e.status === 429
-        ? new Error(t('throttled', { s: e.retryAfterS ?? 60 }))
-        : e;
+  const message = signInMessage(action.error);
   return (
     <main class="sign-in" id="main">
       <form

@@ -3,8 +3,14 @@ import { createHash } from 'node:crypto';
 /** Where the console lives; every answer under it carries SECURITY_HEADERS. */
 export const CONSOLE_PATH = '/console';
 
-export const isConsolePath = (path: string): boolean =>
-  path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`);
+/** Compared lower-cased, as the router matches paths case-insensitively (`/CONSOLE/api/...`). */
+export const isConsolePath = (path: string): boolean => isUnder(path, CONSOLE_PATH);
+
+/** Whether `path` is `base` or below it, ignoring case. */
+export function isUnder(path: string, base: string): boolean {
+  const p = path.toLowerCase();
+  return p === base || p.startsWith(`${base}/`);
+}
 
 /** The console's Content-Security-Policy; `scriptHashes` admit exactly those inline scripts. */
 export function contentSecurityPolicy(

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import type { HeraldState } from '../state.js';
-import { isConsolePath, SECURITY_HEADERS } from './headers.js';
+import { isConsolePath, isUnder, SECURITY_HEADERS } from './headers.js';
 import { QUEUES_PATH, queueBrowser } from './queues.js';
 import { consoleSessionRoutes } from './session.js';
 import { consoleFiles } from './static.js';
@@ -20,8 +20,9 @@ export function consoleApp(deps: PipeDeps): Middleware<HeraldState> {
     const path = ctx.path;
     if (!isConsolePath(path)) return next();
     ctx.set(SECURITY_HEADERS);
-    if (path === API_PATH || path.startsWith(`${API_PATH}/`)) return next();
-    if (path === QUEUES_PATH || path.startsWith(`${QUEUES_PATH}/`)) return queues(ctx, next);
+    // Any case, like the router: /CONSOLE/API/... is the API, not the app's index.html.
+    if (isUnder(path, API_PATH)) return next();
+    if (isUnder(path, QUEUES_PATH)) return queues(ctx, next);
     return files(ctx, next);
   };
 }

@@ -12,13 +12,6 @@ import { CONSOLE_PATH, contentSecurityPolicy, inlineScriptHashes } from './heade
 export const QUEUES_PATH = `${CONSOLE_PATH}/queues`;
 
 /**
- * bull-board over the pipe queue, behind the console's sign-in. Read-only: a job retried or
- * removed here would bypass the delivery records that Herald's replay keeps (the console's
- * Deliveries screen replays through the admin API), and bull-board's page cannot send our
- * X-CSRF-Token; its state-changing calls still need one (adminAuthenticator), and then meet
- * bull-board's own read-only refusal.
- */
-/**
  * The console's policy, with two changes for bull-board's page: its inline scripts by hash (it has
  * none that run today: its config is a JSON data block), and `base-uri 'self'`, as the page
  * loads its files relative to a <base> element (without it, deep links such as
@@ -27,6 +20,13 @@ export const QUEUES_PATH = `${CONSOLE_PATH}/queues`;
 export const boardPolicy = (html: string): string =>
   contentSecurityPolicy(inlineScriptHashes(html), { baseUri: "'self'" });
 
+/**
+ * bull-board over the pipe queue, behind the console's sign-in. Read-only: a job retried or
+ * removed here would bypass the delivery records that Herald's replay keeps (the console's
+ * Deliveries screen replays through the admin API), and bull-board's page cannot send our
+ * X-CSRF-Token; its state-changing calls still need one (adminAuthenticator), and then meet
+ * bull-board's own read-only refusal.
+ */
 export function queueBrowser(deps: Deps, queue: Queue): Middleware<HeraldState> {
   const adapter = new KoaAdapter();
   adapter.setBasePath(QUEUES_PATH);

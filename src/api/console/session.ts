@@ -29,10 +29,14 @@ const signInBody = compileValidator<{ token: string }>({
 export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): void {
   const isAdminToken = adminTokenCheck(deps);
   const secure = deps.config.consoleSecureCookie;
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
   const answer = (ctx: Context & { state: HeraldState }, session: ConsoleSession) =>
     reply(ctx, { csrf_token: session.csrf_token, idle_timeout_s: deps.config.consoleSessionIdleS });
 
   router.post(SESSION_PATH, async (ctx) => {
+    // What another site's page can make the operator's browser send is refused uncounted, so
+    // that it cannot spend the operator's tries and lock them out.
+    refuseForeignSignIn(ctx, publicOrigin);
     // Counted before the body is read: a refused address costs one Redis call, nothing more.
     const retryAfter = await countSignInTry(deps, ctx.ip);
     if (retryAfter !== undefined) {
@@ -42,7 +46,7 @@ export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): v
     const { token } = signInBody((await readJsonBody(ctx.req, SIGN_IN_BODY_LIMIT_BYTES)).value);
     if (!isAdminToken(token)) throw new HeraldError('INVALID_TOKEN');
     await forgiveSignIn(deps, ctx.ip);
-    const previous = readSessionCookie(ctx);
+    const previous = readSessionCookie(ctx, secure);
     if (previous !== undefined) await endSession(deps, previous);
     const { cookie, session } = await createSession(deps);
     setSessionCookie(ctx, cookie, secure);
@@ -56,15 +60,57 @@ export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): v
   router.delete(SESSION_PATH, async (ctx) => {
     const session = await currentSession(ctx);
     if (!csrfMatches(ctx.get('X-CSRF-Token'), session.csrf_token)) throw new HeraldError('CSRF_REJECTED');
-    await endSession(deps, readSessionCookie(ctx) as string);
+    await endSession(deps, readSessionCookie(ctx, secure) as string);
     clearSessionCookie(ctx, secure);
     reply(ctx);
   });
 
   async function currentSession(ctx: Context): Promise<ConsoleSession> {
-    const cookie = readSessionCookie(ctx);
+    const cookie = readSessionCookie(ctx, secure);
     const session = cookie === undefined ? undefined : await touchSession(deps, cookie);
     if (session === undefined) throw new HeraldError('UNAUTHENTICATED');
     return session;
+  }
+}
+
+/**
+ * Refuses a sign-in that did not come from the console's own page, before it is counted. Another
+ * site can make the operator's browser POST here without a preflight only with a form's or
+ * text/plain's content type, so anything but application/json is 415; a browser's
+ * `Sec-Fetch-Site` (cross-site or same-site) or an `Origin` other than this host's or PUBLIC_URL's
+ * is 403. A request without those headers (a script, curl) goes on to be counted.
+ */
+function refuseForeignSignIn(ctx: Context, publicOrigin: string): void {
+  const site = ctx.get('Sec-Fetch-Site').toLowerCase();
+  if (site === 'cross-site' || site === 'same-site') throw new HeraldError('CROSS_SITE_REJECTED');
+  const origin = ctx.get('Origin');
+  if (origin !== '' && !isOwnOrigin(origin, ctx.host, publicOrigin)) {
+    throw new HeraldError('CROSS_SITE_REJECTED');
+  }
+  if (!isPlainJson(ctx.get('Content-Type'))) throw new HeraldError('UNSUPPORTED_MEDIA_TYPE');
+}
+
+/** `application/json`, any case, any parameters; not the `+json` types other routes take. */
+function isPlainJson(contentType: string): boolean {
+  return contentType.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Whether an Origin header is PUBLIC_URL's origin or names the host the request was sent to (the
+ * Host header read under the Origin's scheme, so default ports compare equal). `null` never is.
+ */
+function isOwnOrigin(origin: string, host: string, publicOrigin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.origin === publicOrigin) return true;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || host === '') return false;
+  try {
+    return new URL(`${url.protocol}//${host}`).host === url.host;
+  } catch {
+    return false;
   }
 }

@@ -43,6 +43,10 @@ describe('isConsolePath', () => {
     ['/console/queues/x', true],
     ['/consoles', false],
     ['/admin/console', false],
+    // The router matches paths case-insensitively, so the headers must too.
+    ['/CONSOLE', true],
+    ['/Console/api/session', true],
+    ['/CONSOLES', false],
   ])('%s: %s', (path, yes) => expect(isConsolePath(path)).toBe(yes));
 });
 

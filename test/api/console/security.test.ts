@@ -40,6 +40,9 @@ describe('every kind of console answer', () => {
     await record('bad sign-in body', call(app, 'POST', '/console/api/session', { json: [] }));
     const { cookie, csrf } = await signIn(app);
     await record('session', call(app, 'GET', '/console/api/session', { cookie }));
+    // The router matches paths case-insensitively: the headers must follow it there.
+    await record('session, upper case', call(app, 'GET', '/CONSOLE/API/SESSION', { cookie }));
+    await record('index, upper case', call(app, 'GET', '/CONSOLE/'));
     await record('no session', call(app, 'GET', '/console/api/session'));
     await record('sign-in', call(app, 'POST', '/console/api/session', { json: { token: TEST_ADMIN_TOKEN } }));
     await record('queues redirect', call(app, 'GET', '/console/queues/', { headers: HTML }));

@@ -90,6 +90,81 @@ describe('sign-in', () => {
   });
 });
 
+describe('what another site could send is refused before it counts', () => {
+  const failures = async () => (await keysOf(app, 'console:sign-in-failures:*')).length;
+  const post = (headers: Record<string, string>, body?: string) =>
+    fetch(`${app.base}/console/api/session`, {
+      method: 'POST',
+      headers: { 'Accept-Language': 'en-US', ...headers },
+      body,
+    });
+  const token = JSON.stringify({ token: 'wrong-token-0123456789abcdef' });
+
+  // The content types a page may POST cross-site without a preflight (a form, no-cors fetch).
+  it.each([
+    ['text/plain', token],
+    ['text/plain;charset=UTF-8', token],
+    ['application/x-www-form-urlencoded', 'token=wrong-token-0123456789abcdef'],
+    [
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="token"\r\n\r\nw\r\n--x--\r\n',
+    ],
+    ['application/vnd.api+json', token],
+  ])('Content-Type %s is 415 and not counted', async (type, body) => {
+    const r = await post({ 'Content-Type': type }, body);
+    expect([r.status, ((await r.json()) as { code: number }).code]).toEqual([415, 41500]);
+    expect(await failures()).toBe(0);
+  });
+
+  it('a POST without a body or a Content-Type is 415 and not counted', async () => {
+    const r = await post({});
+    expect(r.status).toBe(415);
+    expect(await failures()).toBe(0);
+  });
+
+  it.each([
+    [{ 'Sec-Fetch-Site': 'cross-site' }],
+    [{ 'Sec-Fetch-Site': 'same-site' }],
+    [{ Origin: 'https://evil.example' }],
+    [{ Origin: 'null' }],
+    [{ Origin: 'http://127.0.0.1:1' }],
+  ])('a JSON sign-in from another site (%j) is 403 CROSS_SITE_REJECTED and not counted', async (headers) => {
+    const r = await post({ 'Content-Type': 'application/json', ...headers }, token);
+    const body = (await r.json()) as { code: number; message: string };
+    expect([r.status, body.code]).toEqual([403, 40303]);
+    expect(body.message).toBe("Refused: a sign-in must come from the console's own page");
+    expect(r.headers.get('set-cookie')).toBeNull();
+    expect(await failures()).toBe(0);
+  });
+
+  it("the console's own page (same origin, by Host or PUBLIC_URL) is let through, and counted", async () => {
+    const own: Record<string, string>[] = [
+      { 'Sec-Fetch-Site': 'same-origin', Origin: app.base },
+      { 'Sec-Fetch-Site': 'none' },
+      { Origin: new URL(app.config.publicUrl).origin },
+    ];
+    for (const headers of own) {
+      const r = await post({ 'Content-Type': 'application/json; charset=utf-8', ...headers }, token);
+      expect(r.status).toBe(401);
+    }
+    expect(await failures()).toBe(1);
+    const r = await post(
+      { 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'same-origin', Origin: app.base },
+      JSON.stringify({ token: TEST_ADMIN_TOKEN }),
+    );
+    expect(r.status).toBe(200);
+  });
+
+  it('however many such tries another site makes, the operator still signs in', async () => {
+    for (let i = 0; i < 10; i++) {
+      await post({ 'Content-Type': 'text/plain' }, token);
+      await post({ 'Content-Type': 'application/json', 'Sec-Fetch-Site': 'cross-site' }, token);
+    }
+    expect(await failures()).toBe(0);
+    expect((await signIn(app)).answer.status).toBe(200);
+  });
+});
+
 describe('throttling per client address', () => {
   const wrong = () =>
     call(app, 'POST', '/console/api/session', { json: { token: 'wrong-token-0123456789abcdef' } });
@@ -149,6 +224,51 @@ describe('throttling per client address', () => {
   });
 });
 
+describe('the client address behind a reverse proxy', () => {
+  const tryFrom = (target: TestApp, forwardedFor: string, token = 'wrong-token-0123456789abcdef') =>
+    call(target, 'POST', '/console/api/session', {
+      json: { token },
+      headers: { 'X-Forwarded-For': forwardedFor },
+    });
+
+  it('by default X-Forwarded-For is ignored: every try counts against the TCP peer', async () => {
+    for (let i = 0; i < 5; i++) expect((await tryFrom(app, `203.0.113.${i}`)).status).toBe(401);
+    expect((await tryFrom(app, '203.0.113.99', TEST_ADMIN_TOKEN)).status).toBe(429);
+  });
+
+  describe('with TRUST_PROXY=on', () => {
+    let proxied: TestApp;
+    beforeAll(async () => {
+      proxied = await startTestApp('console_proxied', { CONSOLE_DIR: dir, TRUST_PROXY: 'on' });
+    });
+    afterAll(() => proxied?.close());
+    beforeEach(async () => {
+      const keys = await keysOf(proxied, 'console:sign-in-failures:*');
+      if (keys.length > 0) await proxied.res.redis.del(...keys);
+    });
+
+    it("counts the address the proxy adds, so one client's failures do not lock out another", async () => {
+      for (let i = 0; i < 5; i++) expect((await tryFrom(proxied, '203.0.113.7')).status).toBe(401);
+      expect((await tryFrom(proxied, '203.0.113.7', TEST_ADMIN_TOKEN)).status).toBe(429);
+      expect((await tryFrom(proxied, '203.0.113.8', TEST_ADMIN_TOKEN)).status).toBe(200);
+    });
+
+    it('only the last TRUST_PROXY_HOPS entries count: a client cannot pick its own address', async () => {
+      for (let i = 0; i < 5; i++) await tryFrom(proxied, `198.51.100.${i}, 203.0.113.7`);
+      expect((await tryFrom(proxied, '192.0.2.1, 203.0.113.7', TEST_ADMIN_TOKEN)).status).toBe(429);
+    });
+
+    it('keys an IPv6 client by its /64, which one host usually holds whole', async () => {
+      for (let i = 1; i <= 5; i++) await tryFrom(proxied, `2001:db8:1:2::${i}`);
+      expect((await tryFrom(proxied, '2001:DB8:1:2:ffff:1:2:3', TEST_ADMIN_TOKEN)).status).toBe(429);
+      expect((await tryFrom(proxied, '2001:db8:1:3::1', TEST_ADMIN_TOKEN)).status).toBe(200);
+      expect(await keysOf(proxied, 'console:sign-in-failures:*')).toEqual([
+        `${proxied.config.redisPrefix}:console:sign-in-failures:2001:db8:1:2::/64`,
+      ]);
+    });
+  });
+});
+
 describe('sign-out', () => {
   it('DELETE with the CSRF token ends the session and clears the cookie', async () => {
     const { cookie, csrf } = await signIn(app);
@@ -183,6 +303,79 @@ describe('sign-out', () => {
     });
     expect(r.status).toBe(200);
     expect((await call(app, 'GET', '/console/api/session', { cookie: first.cookie })).status).toBe(401);
+  });
+});
+
+describe("a session is bound to the operators' token and to a lifetime", () => {
+  const keyOf = async (cookie: string): Promise<string> => {
+    const { createHash } = await import('node:crypto');
+    return `${app.config.redisPrefix}:console:session:${createHash('sha256').update(cookie).digest('hex')}`;
+  };
+  /** Rewrites what Redis keeps of a session (its expiry kept). */
+  const edit = async (cookie: string, change: (s: Record<string, unknown>) => void): Promise<void> => {
+    const key = await keyOf(cookie);
+    const stored = JSON.parse((await app.res.redis.get(key)) ?? 'null') as Record<string, unknown>;
+    change(stored);
+    await app.res.redis.set(key, JSON.stringify(stored), 'KEEPTTL');
+  };
+
+  it('keeps a fingerprint of the token, never the token or its plain hash', async () => {
+    const { cookie } = await signIn(app);
+    const raw = (await app.res.redis.get(await keyOf(cookie))) ?? '';
+    const { createHash } = await import('node:crypto');
+    expect(raw).not.toContain(TEST_ADMIN_TOKEN);
+    for (const enc of ['hex', 'base64', 'base64url'] as const) {
+      expect(raw).not.toContain(createHash('sha256').update(TEST_ADMIN_TOKEN).digest(enc));
+    }
+    expect(Object.keys(JSON.parse(raw)).sort()).toEqual(['created_at', 'csrf_token', 'token_mac']);
+  });
+
+  it('a change of ADMIN_TOKEN ends the sessions signed in with the old one (401, session deleted)', async () => {
+    const old = await signIn(app);
+    const other = await signIn(app);
+    const rotated = await startTestApp(
+      'console_rotated',
+      { CONSOLE_DIR: dir, ADMIN_TOKEN: 'rotated-admin-token-0123456789abcdef' },
+      { sharedWith: app },
+    );
+    try {
+      const r = await call(rotated, 'GET', '/console/api/session', { cookie: old.cookie });
+      expect([r.status, r.body?.code]).toEqual([401, 40100]);
+      expect(await app.res.redis.exists(await keyOf(old.cookie))).toBe(0);
+      // The admin API, which reads the cookie in auth.ts, refuses it too.
+      expect((await call(rotated, 'GET', '/admin/api/bot/list', { cookie: other.cookie })).status).toBe(401);
+      expect(await app.res.redis.exists(await keyOf(other.cookie))).toBe(0);
+      // A session signed in with the new token works on it, and not where the old token is set.
+      const fresh = await signIn(rotated, 'rotated-admin-token-0123456789abcdef');
+      expect((await call(rotated, 'GET', '/admin/api/bot/list', { cookie: fresh.cookie })).status).toBe(200);
+      expect((await call(app, 'GET', '/console/api/session', { cookie: fresh.cookie })).status).toBe(401);
+    } finally {
+      await rotated.close();
+    }
+  });
+
+  it('a session kept from before fingerprints (none stored) is refused', async () => {
+    const { cookie } = await signIn(app);
+    await edit(cookie, (s) => {
+      delete s.token_mac;
+    });
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(401);
+  });
+
+  it('ends CONSOLE_SESSION_MAX_S (12 h) after sign-in, however often it is used', async () => {
+    expect(app.config.consoleSessionMaxS).toBe(43_200);
+    const { cookie } = await signIn(app);
+    await edit(cookie, (s) => {
+      s.created_at = Date.now() - 43_200_000 + 60_000;
+    });
+    expect((await call(app, 'GET', '/console/api/session', { cookie })).status).toBe(200);
+    expect((await call(app, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(200);
+    await edit(cookie, (s) => {
+      s.created_at = Date.now() - 43_200_000 - 1;
+    });
+    const r = await call(app, 'GET', '/admin/api/bot/list', { cookie });
+    expect([r.status, r.body?.code]).toEqual([401, 40100]);
+    expect(await app.res.redis.exists(await keyOf(cookie))).toBe(0);
   });
 });
 
@@ -227,13 +420,28 @@ describe('the Secure attribute', () => {
 
   it('is set when PUBLIC_URL is https (TLS ending at a proxy in front), on sign-in and sign-out', async () => {
     const { cookie, csrf, answer } = await signIn(https);
+    // The __Host- prefix: a browser takes the cookie only with Secure, Path=/ and no Domain, so a
+    // sibling subdomain cannot set one of that name to overwrite or shadow it.
     expect(answer.headers.get('set-cookie')).toBe(
-      `herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`,
+      `__Host-herald_console=${cookie}; Path=/; HttpOnly; SameSite=Strict; Secure`,
     );
-    const out = await call(https, 'DELETE', '/console/api/session', { cookie, csrf });
+    const cookieName = '__Host-herald_console';
+    expect((await call(https, 'GET', '/console/api/session', { cookie, cookieName })).status).toBe(200);
+    expect((await call(https, 'GET', '/admin/api/bot/list', { cookie, cookieName })).status).toBe(200);
+    // The unprefixed name, which another subdomain could set, is not read.
+    expect((await call(https, 'GET', '/console/api/session', { cookie })).status).toBe(401);
+    expect((await call(https, 'GET', '/admin/api/bot/list', { cookie })).status).toBe(401);
+    const out = await call(https, 'DELETE', '/console/api/session', { cookie, cookieName, csrf });
+    expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toBe(
-      'herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
+      '__Host-herald_console=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict; Secure',
     );
+  });
+
+  it('without https the cookie keeps its plain name, and the __Host- one is not read', async () => {
+    const { cookie } = await signIn(app);
+    const r = await call(app, 'GET', '/console/api/session', { cookie, cookieName: '__Host-herald_console' });
+    expect(r.status).toBe(401);
   });
 });
 
