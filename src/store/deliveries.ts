@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { unpackText } from '../text/packed-text.js';
 import { DUPLICATE_KEY, isDuplicateKey } from './db-errors.js';
 import type { DeliveryModels } from './delivery-model.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
@@ -31,6 +32,12 @@ export interface RenderedMessage {
   readonly type: number;
   readonly content: string;
 }
+
+/**
+ * The message as a record keeps it: as it is, or, when long, packed (src/text/packed-text.ts);
+ * detail() answers it unpacked.
+ */
+export type StoredRendered = RenderedMessage | { readonly type: number; readonly packed: string };
 
 /** How many transitions a record keeps, the newest. */
 export const DELIVERY_HISTORY_MAX = 50;
@@ -80,7 +87,7 @@ export type DeliveryChanges = Partial<
   /** The job to keep for replay (only while failed); null drops it. */
   readonly job?: Readonly<Record<string, unknown>> | null;
   /** The message as sent (written with `sent`). */
-  readonly rendered?: RenderedMessage | null;
+  readonly rendered?: StoredRendered | null;
 };
 
 export interface DeliveryFilter {
@@ -106,7 +113,7 @@ interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
   _id: string;
   job?: Record<string, unknown> | null;
   history?: DeliveryEvent[];
-  rendered?: RenderedMessage | null;
+  rendered?: StoredRendered | null;
 }
 
 const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
@@ -129,10 +136,21 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   updated_at: d.updated_at,
 });
 
+/** A kept message as sent, unpacked; null when none was kept (or it cannot be read). */
+function renderedOf(r: StoredRendered | null | undefined): RenderedMessage | null {
+  if (!r) return null;
+  if ('content' in r) return { type: r.type, content: r.content };
+  try {
+    return { type: r.type, content: unpackText(r.packed) };
+  } catch {
+    return null;
+  }
+}
+
 const toDetail = (d: DeliveryDoc): DeliveryDetail => ({
   ...toRecord(d),
   history: Array.isArray(d.history) ? d.history : [],
-  rendered: d.rendered ?? null,
+  rendered: renderedOf(d.rendered),
 });
 
 /** What a list or a single read leaves out: the replay input and the per-message detail. */

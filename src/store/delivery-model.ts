@@ -33,7 +33,7 @@ const deliverySchema = new mongoose.Schema(
     // Each recorded transition, oldest first, the last DELIVERY_HISTORY_MAX (deliveries.ts).
     // No default: records from before it read as [].
     history: { type: [mongoose.Schema.Types.Mixed], default: undefined },
-    // The message as sent ({type, content}), written with `sent`.
+    // The message as sent ({type, content}, or {type, packed} when long), written with `sent`.
     rendered: { type: mongoose.Schema.Types.Mixed, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },

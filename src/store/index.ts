@@ -37,6 +37,7 @@ export {
   type DeliveryStatus,
   type DeliveryStore,
   type RenderedMessage,
+  type StoredRendered,
 } from './deliveries.js';
 export {
   type ChannelRecord,

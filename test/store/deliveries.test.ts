@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { DELIVERY_HISTORY_MAX, type DeliveryEvent, openStore, type Store } from '../../src/store/index.js';
+import { packText } from '../../src/text/packed-text.js';
 import { uniqueName } from '../helpers/test-app.js';
 
 /** The delivery store on the real database (FerretDB here): history, detail, filters, grouping. */
@@ -69,6 +70,21 @@ describe('delivery store', () => {
     const listed = await store.deliveries.list({ status: 'sent' }, page);
     expect(listed.items.map((d) => d.msg_id)).toEqual(['m-sent']);
     expect(listed.items[0]).not.toHaveProperty('rendered');
+  });
+
+  it('keeps a long message packed and answers it unpacked; one it cannot unpack reads as null', async () => {
+    const content = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ type: 'divider', n: i })));
+    const packed = packText(content) as string;
+    expect(packed.length).toBeLessThan(content.length);
+    await store.deliveries.save('m-packed', ids, { status: 'sent', rendered: { type: 10, packed } }, 3000);
+    expect((await store.deliveries.detail('m-packed'))?.rendered).toEqual({ type: 10, content });
+    await store.deliveries.save(
+      'm-bad',
+      ids,
+      { status: 'sent', rendered: { type: 10, packed: 'AAAA' } },
+      3000,
+    );
+    expect((await store.deliveries.detail('m-bad'))?.rendered).toBeNull();
   });
 
   it('reads a record written before history and rendered existed as [] and null', async () => {

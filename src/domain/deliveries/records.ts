@@ -1,12 +1,12 @@
 import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
 import type {
   DeliveryChanges,
-  DeliveryDetail,
   DeliveryEvent,
   DeliveryRecord,
   DeliveryStage,
-  RenderedMessage,
+  StoredRendered,
 } from '../../store/index.js';
+import { packText } from '../../text/packed-text.js';
 import type { Deps } from '../deps.js';
 import { REASON } from './reasons.js';
 
@@ -78,8 +78,18 @@ export interface SentOutcome {
 export interface SentItem {
   readonly ids: DeliveryIds;
   readonly outcome: SentOutcome;
-  /** The message as sent; absent where the run that sent it did not know it. */
-  readonly rendered?: RenderedMessage | null;
+  /** The message as sent (keptRendered); absent where the run that sent it did not know it. */
+  readonly rendered?: StoredRendered | null;
+}
+
+/**
+ * The message as its record keeps it: packed when long (src/text/packed-text.ts). `packed`:
+ * what packText made of `content` already (the render pool did, on a render thread; null: keep
+ * it as it is), so that it is not packed again here.
+ */
+export function keptRendered(type: number, content: string, packed?: string | null): StoredRendered {
+  const p = packed === undefined ? packText(content) : packed;
+  return p === null ? { type, content } : { type, packed: p };
 }
 
 /** What a sent record holds: the outcome, the message, and no trace of earlier waits or failures. */
@@ -118,11 +128,6 @@ export async function markSentMany(deps: Deps, items: ReadonlyArray<SentItem>): 
       .filter((i) => again.has(i.ids.msg_id))
       .map((i) => save(deps, i.ids, sentChanges(i), sentEvent(i.outcome))),
   );
-}
-
-/** One message's record with its history and the message as sent; null when none. */
-export function getDeliveryDetail(deps: Deps, msgId: string): Promise<DeliveryDetail | null> {
-  return deps.store.deliveries.detail(msgId);
 }
 
 /** What a failure records: reason code, catalogue code, English message and detail. */

@@ -1,8 +1,10 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
+import { keptRendered } from '../../domain/deliveries/records.js';
 import { hasPermission, PERMISSION } from '../../domain/permissions.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { convertCard } from '../../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
+import type { StoredRendered } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
 import type { OutgoingMessage } from '../sinks/types.js';
@@ -16,6 +18,8 @@ import { timed } from './timed.js';
 export interface Prepared {
   readonly message: OutgoingMessage;
   readonly notPermissionsMention: string[];
+  /** The message as its delivery record keeps it once sent. */
+  readonly rendered: StoredRendered;
 }
 
 /** Step 3: render. Throws a render, conversion or validation error for good. */
@@ -30,6 +34,8 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
   const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
   let type: 9 | 10;
   let content: string;
+  // The content packed for the record by the render pool (on its thread), for a template's.
+  let packed: string | null | undefined;
   if (template) {
     const compiled = caches.compiledTemplate(template.id, template.version, template.content);
     const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
@@ -54,6 +60,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
     });
     type = out.type;
     content = out.content;
+    packed = out.packed;
   } else {
     if (typeof data.input !== 'string') {
       throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
@@ -69,6 +76,8 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
   }
   const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
   return {
+    // Packed again only when neutralising mentions changed the content (or nothing packed it).
+    rendered: keptRendered(type, mentions.content, mentions.content === content ? packed : undefined),
     notPermissionsMention: mentions.blocked,
     message: {
       msg_id: data.msg_id,

@@ -8,6 +8,7 @@ import {
   asDeliveryFailure,
   type DeliveryIds,
   describeFailure,
+  keptRendered,
   markFailed,
   markRateLimited,
   markRetrying,
@@ -18,7 +19,7 @@ import { DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
-import type { BotRecord, RenderedMessage } from '../../store/index.js';
+import type { BotRecord, StoredRendered } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
@@ -108,7 +109,7 @@ async function sentInEarlierRun(
   outcome: SentOutcome;
   sink: string;
   relayed: boolean;
-  rendered: RenderedMessage | null;
+  rendered: StoredRendered | null;
 } | null> {
   if (!ranBefore(job)) return null;
   const bot = await ctx.caches.bots.get(job.data.bot_id).catch((err: unknown) => {
@@ -136,7 +137,7 @@ async function sentInEarlierRun(
     },
     sink: 'store',
     relayed: false,
-    rendered: { type: message.type, content: message.content },
+    rendered: keptRendered(message.type, message.content),
   };
 }
 
@@ -299,7 +300,7 @@ class PipeRun {
     };
     await ctx.sentLog.append(this.ids, outcome, {
       relayed: checked.bot.sink === 'relay',
-      rendered: { type: message.type, content: message.content },
+      rendered: prepared.rendered,
     });
     countSent(ctx, job, checked.bot.sink, sentAt);
     return { kind: 'sent', outcome };

@@ -12,7 +12,7 @@ import {
 import type { Deps } from '../../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../../ratelimit/redis-errors.js';
 import { relayAnswerKey, sentLogKey } from '../../redis/keys.js';
-import type { RenderedMessage } from '../../store/index.js';
+import type { StoredRendered } from '../../store/index.js';
 
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
 export const SENT_LOG_BATCH = 500;
@@ -55,8 +55,8 @@ type Entry = SentItem;
 export interface AppendOptions {
   /** A relay took the message (its answer is kept for a re-run, see append()). */
   readonly relayed?: boolean;
-  /** The message as sent, for its record (null or absent: not known to this run). */
-  readonly rendered?: RenderedMessage | null;
+  /** The message as sent, for its record (keptRendered; null or absent: not known to this run). */
+  readonly rendered?: StoredRendered | null;
 }
 
 /** A stream entry; `entry` is null for one with nothing to write (deleted or unreadable). */

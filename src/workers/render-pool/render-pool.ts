@@ -4,6 +4,14 @@ import type { Logger } from '../../log/logger.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import { TemplateLimitError } from '../../render/errors/template-limit-error.js';
 import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../../render/index.js';
+import { packText } from '../../text/packed-text.js';
+
+/**
+ * A render's result: the message, and its content packed for the delivery record
+ * (text/packed-text.ts; null when short), on the render thread where there is one.
+ */
+export type PoolRendered = RenderedMessage & { readonly packed: string | null };
+
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
@@ -38,7 +46,7 @@ export interface RenderTask {
 interface Pending {
   /** Kept to send again if the thread is replaced before it answers. */
   readonly req: RenderRequest;
-  readonly resolve: (m: RenderedMessage) => void;
+  readonly resolve: (m: PoolRendered) => void;
   readonly reject: (err: unknown) => void;
 }
 
@@ -107,7 +115,7 @@ export class RenderPool {
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
-  render(task: RenderTask): Promise<RenderedMessage> {
+  render(task: RenderTask): Promise<PoolRendered> {
     // The least busy thread that can render (no array built per message: this is the hot path).
     let slot: Slot | undefined;
     for (const s of this.slots)
@@ -115,7 +123,8 @@ export class RenderPool {
     if (this.closed) return Promise.reject(new WorkerClosingError());
     if (slot === undefined) {
       try {
-        return Promise.resolve(renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now));
+        const out = renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now);
+        return Promise.resolve({ type: out.type, content: out.content, packed: packText(out.content) });
       } catch (err) {
         return Promise.reject(err);
       }
@@ -134,7 +143,7 @@ export class RenderPool {
       now: task.now,
     };
     const target = slot;
-    return new Promise<RenderedMessage>((resolve, reject) => {
+    return new Promise<PoolRendered>((resolve, reject) => {
       target.pending.set(id, { req, resolve, reject });
       target.thread.postMessage(req);
     });
@@ -248,7 +257,7 @@ export class RenderPool {
       const p = slot.pending.get(res.id);
       if (!p) return;
       slot.pending.delete(res.id);
-      if (res.ok) p.resolve({ type: res.type, content: res.content });
+      if (res.ok) p.resolve({ type: res.type, content: res.content, packed: res.packed });
       else p.reject(revive(res.error));
     });
     thread.on('error', (err) => {

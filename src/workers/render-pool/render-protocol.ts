@@ -20,7 +20,14 @@ export interface RenderRequest {
 export type { SerializedError };
 
 export type RenderResponse =
-  | { readonly id: number; readonly ok: true; readonly type: 9 | 10; readonly content: string }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly type: 9 | 10;
+      readonly content: string;
+      /** `content` packed for the delivery record (text/packed-text.ts); null when short. */
+      readonly packed: string | null;
+    }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 
 /**

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { serialize } from '../../errors/index.js';
+import { packText } from '../../text/packed-text.js';
 import { CompiledTemplates } from './compiled-templates.js';
 import { renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
@@ -17,7 +18,8 @@ function handle(req: RenderRequest): RenderResponse {
   try {
     const template = compiled.get(req.templateKey, req.source);
     const out = renderPipeInput(template, req.msgtype, req, req.platform, req.now);
-    return { id: req.id, ok: true, type: out.type, content: out.content };
+    // Packed here, off the main thread, for the delivery record (records.ts keptRendered).
+    return { id: req.id, ok: true, type: out.type, content: out.content, packed: packText(out.content) };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };
   }

@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryDetail, DeliveryEvent } from '../../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../../src/workers/index.js';
@@ -7,6 +8,7 @@ import {
   answer,
   createPipe,
   createRelayWorld,
+  createTemplate,
   createWorld,
   ok,
   type RelayServer,
@@ -58,6 +60,19 @@ async function viewWhen(msgId: string, status: string): Promise<DeliveryDetail> 
   return read();
 }
 const stages = (d: DeliveryDetail) => d.history.map((e) => e.status);
+/** The record as the database holds it. */
+async function rawRecord(msgId: string): Promise<Record<string, unknown> | null> {
+  const conn = await mongoose
+    .createConnection(app.config.mongoUrl, {
+      dbName: `herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`,
+    })
+    .asPromise();
+  try {
+    return await conn.collection('deliveries').findOne({ _id: msgId as never });
+  } finally {
+    await conn.close();
+  }
+}
 
 describe('delivery history and the rendered message', () => {
   it('store sink: a sent message has one entry and keeps what was sent, KMarkdown or card', async () => {
@@ -75,6 +90,24 @@ describe('delivery history and the rendered message', () => {
     // The card as it went out (converted and checked), which is what the timeline holds.
     expect(c.rendered?.content).toBe((await app.res.store.messages.get(cardId))?.content);
     expect(JSON.parse(c.rendered?.content ?? '[]')[0].modules[0].text.content).toBe('a card');
+  });
+
+  it('keeps a long message packed in the record: from a template (packed on the render thread) or plain', async () => {
+    const long = `${'提交 "quoted" \\ 🚀 '.repeat(150)}end`;
+    const tplPipe = await createPipe(app, w, {
+      template_id: await createTemplate(app, w, '{{ data.text }}'),
+    });
+    const viaTemplate = await sendPipe(app, tplPipe.token, { text: long });
+    const plain = await sendPipe(app, pipe.token, { content: long });
+    for (const msgId of [viaTemplate, plain]) {
+      const d = await viewWhen(msgId, 'sent');
+      expect(d.rendered).toEqual({ type: 9, content: long });
+      // At rest: packed, a fraction of the text.
+      const raw = await rawRecord(msgId);
+      expect(raw?.rendered).toEqual({ type: 9, packed: expect.any(String) });
+      const packed = (raw?.rendered as { packed?: string } | undefined)?.packed ?? '';
+      expect(packed.length).toBeLessThan(long.length / 4);
+    }
   });
 
   it('relay sink: a retry, then sent; the history names the failure and the rendered message is kept', async () => {

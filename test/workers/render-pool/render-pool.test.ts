@@ -7,6 +7,7 @@ import { DeliveryError, HeraldError } from '../../../src/errors/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { bodyInput } from '../../../src/queue/job-input.js';
 import { compileTemplate } from '../../../src/render/index.js';
+import { unpackText } from '../../../src/text/packed-text.js';
 import { RenderPool, type RenderTask } from '../../../src/workers/render-pool/render-pool.js';
 import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
 import { standInThread } from '../helpers.js';
@@ -55,6 +56,9 @@ describe('render pool', () => {
     expect(threaded.type).toBe(10);
     expect(threaded.content.length).toBeGreaterThan(10_000);
     expect(threaded).toEqual(inline);
+    // Packed for the delivery record on the thread, and whole again unpacked.
+    expect(threaded.packed?.length).toBeLessThan(threaded.content.length / 4);
+    expect(unpackText(threaded.packed as string)).toBe(threaded.content);
   });
 
   it('takes the body as the ingest writes it (deflated, base64; or base64), with the same result as the text', async () => {
