@@ -194,4 +194,14 @@ describe('GET /admin/api/overview with a service down', () => {
     expect(o.workers).toBeNull();
     redisProxy.restore();
   });
+
+  it('logs a part it could not read at debug, without a stack: open overviews poll every 5 s', async () => {
+    const notRead = () => cutOff.logs.filter((l) => l.msg === 'overview part not read');
+    redisProxy.cut();
+    await overview(cutOff);
+    redisProxy.restore();
+    expect(notRead().length).toBeGreaterThan(0);
+    expect(notRead().filter((l) => l.level !== 'debug')).toEqual([]);
+    expect(JSON.stringify(notRead())).not.toContain('    at ');
+  });
 });
