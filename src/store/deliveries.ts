@@ -67,6 +67,7 @@ export interface DeliveryRecord {
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
+  /** When the message was accepted, in ms (its first write's time on records from before that). */
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -223,7 +224,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
      * Creates or updates one message's record, and appends `event` to its history in the same
      * write. Callers are the worker holding the job's lock or a replay holding the record lock,
      * so there is one writer per record at a time (FerretDB v1's read-then-write updates are
-     * safe under that, and so is the history's cap below).
+     * safe under that, and so is the history's cap below). `createdAt`: the record's created_at
+     * should this write create it (when the message was accepted); `now` when not given.
      */
     async save(
       msgId: string,
@@ -231,10 +233,11 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       changes: DeliveryChanges,
       now: number,
       event?: DeliveryEvent,
+      createdAt: number = now,
     ): Promise<void> {
       const update = {
         $set: { ...ids, ...changes, updated_at: now },
-        $setOnInsert: { created_at: now },
+        $setOnInsert: { created_at: createdAt },
       };
       if (!event) {
         await Delivery.updateOne({ _id: msgId }, update, { upsert: true });
@@ -271,6 +274,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         changes: DeliveryChanges;
         /** The record's first history entry. */
         event?: DeliveryEvent;
+        /** When the message was accepted, in ms; `now` when not given. */
+        created_at?: number | undefined;
       }>,
       now: number,
     ): Promise<string[]> {
@@ -292,7 +297,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         rendered: null,
         ...r.changes,
         history: r.event ? [r.event] : [],
-        created_at: now,
+        created_at: r.created_at ?? now,
         updated_at: now,
       }));
       try {
