@@ -251,6 +251,8 @@ export interface Delivery {
   readonly updated_at: number;
   readonly history?: readonly HistoryEntry[];
   readonly rendered?: { type: number; content: string } | null;
+  /** When the retention sweep dropped `rendered` (RENDERED_RETENTION_DAYS after sending). */
+  readonly rendered_dropped_at?: number | null;
 }
 
 /** A page of a list endpoint. */

@@ -79,6 +79,8 @@ export interface DeliveryRecord {
 export interface DeliveryDetail extends DeliveryRecord {
   readonly history: readonly DeliveryEvent[];
   readonly rendered: RenderedMessage | null;
+  /** When the retention sweep dropped `rendered` (ms); null while kept, or never kept. */
+  readonly rendered_dropped_at: number | null;
 }
 
 /** Fields a worker or replay writes; omitted fields keep their value. */
@@ -89,6 +91,8 @@ export type DeliveryChanges = Partial<
   readonly job?: Readonly<Record<string, unknown>> | null;
   /** The message as sent (written with `sent`). */
   readonly rendered?: StoredRendered | null;
+  /** When the retention sweep dropped `rendered`; null again once the message is sent anew. */
+  readonly rendered_dropped_at?: number | null;
 };
 
 export interface DeliveryFilter {
@@ -115,6 +119,7 @@ interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
   job?: Record<string, unknown> | null;
   history?: DeliveryEvent[];
   rendered?: StoredRendered | null;
+  rendered_dropped_at?: number | null;
 }
 
 const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
@@ -152,10 +157,11 @@ const toDetail = (d: DeliveryDoc): DeliveryDetail => ({
   ...toRecord(d),
   history: Array.isArray(d.history) ? d.history : [],
   rendered: renderedOf(d.rendered),
+  rendered_dropped_at: d.rendered_dropped_at ?? null,
 });
 
 /** What a list or a single read leaves out: the replay input and the per-message detail. */
-const LIST_PROJECTION = { job: 0, history: 0, rendered: 0 } as const;
+const LIST_PROJECTION = { job: 0, history: 0, rendered: 0, rendered_dropped_at: 0 } as const;
 
 /** Only the filter fields that were given (an absent field must not match `null`). */
 function filterOf(f: DeliveryFilter): Record<string, unknown> {
@@ -388,6 +394,22 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         .limit(limit)
         .lean<DeliveryDoc[]>();
       return docs.map(toRecord);
+    },
+
+    /**
+     * Drops the message as sent from records sent before `before` (ms), noting `now` as when;
+     * returns how many. Index {status, sent_at}.
+     */
+    async dropRendered(before: number, now: number): Promise<number> {
+      const r = await Delivery.updateMany(
+        {
+          status: 'sent',
+          sent_at: mongoose.trusted({ $lt: before }),
+          rendered: mongoose.trusted({ $ne: null }),
+        },
+        { $set: { rendered: null, rendered_dropped_at: now } },
+      );
+      return r.modifiedCount;
     },
 
     /** Drops the replay input of messages dead since before `before` (ms); returns how many. */

@@ -62,5 +62,6 @@ export async function viewDelivery(deps: PipeDeps, msgId: string): Promise<Deliv
     updated_at: data.accepted_at,
     history: [],
     rendered: null,
+    rendered_dropped_at: null,
   };
 }

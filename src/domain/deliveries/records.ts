@@ -111,6 +111,7 @@ const sentChanges = (i: SentItem): DeliveryChanges => ({
   detail: null,
   job: null,
   rendered: i.rendered ?? null,
+  rendered_dropped_at: null,
 });
 
 const sentEvent = (o: SentOutcome): DeliveryEvent =>
@@ -240,6 +241,17 @@ export function markDead(
     },
     deliveryEvent('failed', deps.now(), { reason: failure.reason, code: failure.code, attempt: attempts }),
   );
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Drops the message as sent from records sent more than RENDERED_RETENTION_DAYS ago (0: all
+ * sent before now); run with expireReplayInput. The record stays, noting when it was dropped.
+ */
+export function expireRendered(deps: Deps): Promise<number> {
+  const now = deps.now();
+  return deps.store.deliveries.dropRendered(now - deps.config.renderedRetentionDays * DAY_MS, now);
 }
 
 /** Drops replay input older than DEAD_RETENTION_MS; run periodically by the worker. */

@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireRendered } from '../../../src/domain/deliveries/records.js';
 import type { DeliveryDetail, DeliveryEvent } from '../../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../../src/workers/index.js';
 import { createTestChannel } from '../../helpers/directory.js';
@@ -189,5 +190,16 @@ describe('delivery history and the rendered message', () => {
     );
     expect(found.status, found.text).toBe(200);
     expect(found.body.data.items.map((d) => d.msg_id).sort()).toEqual([sent, dead].sort());
+  });
+
+  it('drops the message as sent RENDERED_RETENTION_DAYS after sending; the page says so', async () => {
+    const msgId = await sendPipe(app, pipe.token, { content: 'short-lived' });
+    expect((await viewWhen(msgId, 'sent')).rendered).toEqual({ type: 9, content: 'short-lived' });
+    // A sweep today keeps it; one 7 days and a minute later drops it.
+    expect(await expireRendered(app.res)).toBe(0);
+    const later = Date.now() + 7 * 24 * 3_600_000 + 60_000;
+    expect(await expireRendered({ ...app.res, now: () => later })).toBeGreaterThanOrEqual(1);
+    expect(await viewWhen(msgId, 'sent')).toMatchObject({ rendered: null, rendered_dropped_at: later });
+    expect(await rawRecord(msgId)).toMatchObject({ rendered: null });
   });
 });
