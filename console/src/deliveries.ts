@@ -258,5 +258,12 @@ export interface Delivery {
 /** A page of a list endpoint. */
 export interface ListPage<T> {
   readonly items: T[];
-  readonly meta: { page: number; page_total: number; page_size: number; total: number };
+  readonly meta: {
+    page: number;
+    page_total: number;
+    page_size: number;
+    total: number;
+    /** Dead letters only: how many of `total` can still be replayed (input not expired). */
+    replayable?: number;
+  };
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../console/src/deliveries.ts';
 import { statusLabel } from '../../console/src/deliveries.ts';
 import { lang } from '../../console/src/i18n.ts';
+import { UnreplayableNote } from '../../console/src/screens/deliveries.tsx';
 import { RenderedPart } from '../../console/src/screens/delivery.tsx';
 import { Pager } from '../../console/src/ui/pager.tsx';
 import { Timeline } from '../../console/src/ui/timeline.tsx';
@@ -93,5 +94,12 @@ describe('delivery screen parts', () => {
     expect(
       renderToString(<RenderedPart d={{ ...base, rendered: { type: 9, content: 'hello' } }} />),
     ).toContain('hello');
+  });
+
+  it('a bulk replay says how many matching dead messages can no longer be replayed', () => {
+    lang.value = 'en-US';
+    const html = renderToString(<UnreplayableNote total={7} replayable={4} />);
+    expect(html).toContain('3 of them can no longer be replayed');
+    expect(renderToString(<UnreplayableNote total={4} replayable={4} />)).toBe('');
   });
 });
