@@ -73,7 +73,7 @@ export async function readOverview(deps: PipeDeps): Promise<Overview> {
     within(deps, 'queue', deps.pipeRuntime.messages.counts(), ms),
     within(deps, 'recent', recentCounts(deps.redis, prefix, now), ms),
     within(deps, 'dead_by_reason', deps.store.deliveries.failedByReason(), ms),
-    within(deps, 'workers', workersSeen(deps.redis, prefix, now), ms),
+    within(deps, 'workers', workersSeen(deps.redis, prefix), ms),
   ]);
   return { services: { redis, store }, queue, recent, dead_by_reason: dead, workers };
 }
