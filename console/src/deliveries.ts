@@ -251,10 +251,19 @@ export interface Delivery {
   readonly updated_at: number;
   readonly history?: readonly HistoryEntry[];
   readonly rendered?: { type: number; content: string } | null;
+  /** When the retention sweep dropped `rendered` (RENDERED_RETENTION_DAYS after sending). */
+  readonly rendered_dropped_at?: number | null;
 }
 
 /** A page of a list endpoint. */
 export interface ListPage<T> {
   readonly items: T[];
-  readonly meta: { page: number; page_total: number; page_size: number; total: number };
+  readonly meta: {
+    page: number;
+    page_total: number;
+    page_size: number;
+    total: number;
+    /** Dead letters only: how many of `total` can still be replayed (input not expired). */
+    replayable?: number;
+  };
 }

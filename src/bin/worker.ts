@@ -1,7 +1,7 @@
 import { openCore } from '../core.js';
-import { WorkerHeartbeat } from '../domain/worker-heartbeats.js';
 import { createLogger } from '../log/logger.js';
 import { createPipeQueue } from '../queue/pipe-messages.js';
+import { WorkerHeartbeat } from '../workers/heartbeat.js';
 import { startWorkers } from '../workers/index.js';
 import { onShutdown } from './shutdown.js';
 import { configOrExit } from './startup.js';

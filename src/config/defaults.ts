@@ -91,6 +91,14 @@ export const DEFAULT_RETRY_BASE_MS = 1_000;
  * records only show late (pipemsg-status answers from the completed job meanwhile).
  */
 export const DEFAULT_SENT_LOG_CLAIM_IDLE_MS = 30_000;
+/**
+ * How long a sent message's record keeps the message as sent (its `rendered`, shown on the
+ * console's delivery page), in days after it was sent: 7, like a dead message's replay input.
+ * Past it each worker's hourly sweep drops it (the record stays). 0 keeps none past that sweep.
+ */
+export const DEFAULT_RENDERED_RETENTION_DAYS = 7;
+/** Most RENDERED_RETENTION_DAYS an operator may set (10 years). */
+export const MAX_RENDERED_RETENTION_DAYS = 3650;
 /** Bot message budget (pipe deliveries) when the bot sets none: burst, in tokens. */
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */

@@ -41,6 +41,8 @@ export interface Config {
   readonly retryBaseMs: number;
   /** How long a dead worker's unwritten sent records wait before another worker takes them, in ms. */
   readonly sentLogClaimIdleMs: number;
+  /** How many days after sending a sent record keeps the message as sent; 0: none past a sweep. */
+  readonly renderedRetentionDays: number;
   /** Whether the web process serves the operator console at /console/ (CONSOLE=on|off). */
   readonly console: boolean;
   /** The built console (index.html and assets/), an absolute path. */
@@ -195,6 +197,13 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       D.DEFAULT_SENT_LOG_CLAIM_IDLE_MS,
       1_000,
       3_600_000,
+    ),
+    renderedRetentionDays: int(
+      env,
+      'RENDERED_RETENTION_DAYS',
+      D.DEFAULT_RENDERED_RETENTION_DAYS,
+      0,
+      D.MAX_RENDERED_RETENTION_DAYS,
     ),
     console: onOff(env, 'CONSOLE', true),
     consoleDir,

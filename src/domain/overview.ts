@@ -23,7 +23,11 @@ export interface Overview {
   readonly workers: Array<WorkerSeen> | null;
 }
 
-/** `p`'s value, or null once it fails (logged: a down service, or a bug) or `ms` pass. */
+/**
+ * `p`'s value, or null once it fails or `ms` pass. A failure is logged at debug, message only:
+ * while a service is down every open overview polls every few seconds, and the services part
+ * already says which one is down (the clients log the outage themselves).
+ */
 function within<T>(deps: PipeDeps, part: string, p: Promise<T>, ms: number): Promise<T | null> {
   return new Promise<T | null>((resolve) => {
     const timer = setTimeout(() => resolve(null), ms);
@@ -35,7 +39,10 @@ function within<T>(deps: PipeDeps, part: string, p: Promise<T>, ms: number): Pro
       },
       (err: unknown) => {
         clearTimeout(timer);
-        deps.log.warn('overview part not read', { part, error: err });
+        deps.log.debug('overview part not read', {
+          part,
+          error: err instanceof Error ? err.message : String(err),
+        });
         resolve(null);
       },
     );
@@ -66,7 +73,7 @@ export async function readOverview(deps: PipeDeps): Promise<Overview> {
     within(deps, 'queue', deps.pipeRuntime.messages.counts(), ms),
     within(deps, 'recent', recentCounts(deps.redis, prefix, now), ms),
     within(deps, 'dead_by_reason', deps.store.deliveries.failedByReason(), ms),
-    within(deps, 'workers', workersSeen(deps.redis, prefix, now), ms),
+    within(deps, 'workers', workersSeen(deps.redis, prefix), ms),
   ]);
   return { services: { redis, store }, queue, recent, dead_by_reason: dead, workers };
 }

@@ -1,15 +1,15 @@
-import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log/logger.js';
 import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
 import { workerHeartbeatsKey } from '../redis/keys.js';
 
 /*
  * Which worker processes are running, for the back office's overview: each writes a heartbeat
  * into one Redis hash (worker id -> what it is and when it last beat) every few seconds and
- * removes it when it stops. One that died without stopping is known by its silence: entries
- * older than WORKER_SEEN_MS are not shown, and whoever reads or beats next deletes them. The
- * hash expires with the last heartbeat, so a deployment with no worker left leaves nothing.
+ * removes it when it stops (src/workers/heartbeat.ts). One that died without stopping is known
+ * by its silence: entries older than WORKER_SEEN_MS are not shown, and whoever reads or beats
+ * next deletes them. "When" is always Redis's clock (TIME), never a host's: hosts' clocks may
+ * disagree, and a reader whose clock runs ahead would hide (and delete) live workers. The hash
+ * expires with the last heartbeat, so a deployment with no worker left leaves nothing.
  */
 
 /** How often a worker process beats, in ms. */
@@ -24,18 +24,18 @@ export interface WorkerInfo {
   readonly pid: number;
   /** Jobs it runs at once (WORKER_CONCURRENCY). */
   readonly concurrency: number;
-  /** When it started, in ms. */
+  /** When it started, in ms (its own clock: shown, never compared). */
   readonly started_at: number;
 }
 
 export interface WorkerSeen extends WorkerInfo {
-  /** Its last heartbeat, in ms. */
+  /** Its last heartbeat, in ms, on Redis's clock. */
   readonly last_seen_at: number;
 }
 
 /**
- * The hash's entries split at `now`: those heard from within WORKER_SEEN_MS (oldest start
- * first), and the ids of the rest, unreadable entries included, to delete.
+ * The hash's entries split at `now` (Redis's clock): those heard from within WORKER_SEEN_MS
+ * (oldest start first), and the ids of the rest, unreadable entries included, to delete.
  */
 export function splitHeartbeats(
   raw: Readonly<Record<string, string>>,
@@ -57,11 +57,19 @@ export function splitHeartbeats(
   return { seen, gone };
 }
 
-/** The worker processes heard from lately; deletes the entries of those gone. */
-export async function workersSeen(redis: Redis, prefix: string, now: number): Promise<WorkerSeen[]> {
+/** Redis's TIME reply ([seconds, microseconds]) in ms. */
+const timeMs = (t: readonly [string, string] | readonly unknown[]): number =>
+  Number(t[0]) * 1000 + Math.floor(Number(t[1]) / 1000);
+
+/** The worker processes heard from lately, by Redis's clock; deletes the entries of those gone. */
+export async function workersSeen(redis: Redis, prefix: string): Promise<WorkerSeen[]> {
   const key = workerHeartbeatsKey(prefix);
   try {
-    const { seen, gone } = splitHeartbeats(await redis.hgetall(key), now);
+    const replies = await redis.multi().time().hgetall(key).exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+    const now = timeMs((replies?.[0]?.[1] ?? []) as unknown[]);
+    const { seen, gone } = splitHeartbeats((replies?.[1]?.[1] ?? {}) as Record<string, string>, now);
     if (gone.length > 0) await redis.hdel(key, ...gone);
     return seen;
   } catch (err) {
@@ -69,78 +77,47 @@ export async function workersSeen(redis: Redis, prefix: string, now: number): Pr
   }
 }
 
-/**
- * One worker process's heartbeat. Started and stopped by the process's composition root
- * (src/bin), beside the queue consumer. A beat Redis does not take is only logged: the worker
- * goes on, and shows again with its next beat.
+/*
+ * One beat, in one round trip: this worker's entry stamped with Redis's clock, the hash's
+ * expiry renewed, and the entries silent for WORKER_SEEN_MS deleted. The stamp is spliced in as
+ * text (cjson would print a ms timestamp in exponent form, losing its last digits).
  */
-export class WorkerHeartbeat {
-  readonly info: WorkerInfo;
-  private readonly key: string;
-  private timer: NodeJS.Timeout | undefined;
-  private beating: Promise<void> = Promise.resolve();
+const BEAT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local stamp = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+redis.call('HSET', KEYS[1], ARGV[1], string.sub(ARGV[2], 1, -2) .. ',"last_seen_at":' .. stamp .. '}')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local seen = tonumber(string.match(all[i + 1], '"last_seen_at":(%d+)') or '')
+  if seen == nil or now - seen > tonumber(ARGV[3]) then redis.call('HDEL', KEYS[1], all[i]) end
+end
+return now
+`;
 
-  constructor(
-    private readonly redis: Redis,
-    prefix: string,
-    concurrency: number,
-    private readonly log: Logger,
-    private readonly everyMs = HEARTBEAT_EVERY_MS,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.key = workerHeartbeatsKey(prefix);
-    const host = hostname();
-    this.info = {
-      id: `${host}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
-      host,
-      pid: process.pid,
-      concurrency,
-      started_at: this.now(),
-    };
+/** Writes `info`'s heartbeat, stamped with Redis's clock; answers that time (ms). */
+export async function writeHeartbeat(redis: Redis, prefix: string, info: WorkerInfo): Promise<number> {
+  try {
+    const now = await redis.eval(
+      BEAT_SCRIPT,
+      1,
+      workerHeartbeatsKey(prefix),
+      info.id,
+      JSON.stringify(info),
+      String(WORKER_SEEN_MS),
+    );
+    return Number(now);
+  } catch (err) {
+    throw asRedisDependencyError(err);
   }
+}
 
-  /** Beats now (resolves once Redis holds it, or the beat failed), then every `everyMs`. */
-  async start(): Promise<void> {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.beating = this.beat();
-    }, this.everyMs);
-    this.timer.unref();
-    this.beating = this.beat();
-    await this.beating;
-  }
-
-  /** Stops beating and removes this process's entry; safe to call twice. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.beating;
-    await this.redis
-      .hdel(this.key, this.info.id)
-      .catch((err: unknown) =>
-        this.log.warn('worker heartbeat not removed (it lapses by itself)', { error: err }),
-      );
-  }
-
-  /** Writes this process's entry, and deletes those of workers gone silent: one round trip. */
-  private async beat(): Promise<void> {
-    const now = this.now();
-    try {
-      const replies = await this.redis
-        .multi()
-        .hset(this.key, this.info.id, JSON.stringify({ ...this.info, last_seen_at: now }))
-        .pexpire(this.key, WORKER_SEEN_MS)
-        .hgetall(this.key)
-        .exec();
-      const failed = replies?.find(([err]) => err !== null)?.[0];
-      if (failed) throw failed;
-      const all = (replies?.[2]?.[1] ?? {}) as Record<string, string>;
-      const { gone } = splitHeartbeats(all, now);
-      if (gone.length > 0) await this.redis.hdel(this.key, ...gone);
-    } catch (err) {
-      this.log.debug('worker heartbeat not written', {
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
+/** Removes a stopping worker's heartbeat. */
+export async function removeHeartbeat(redis: Redis, prefix: string, id: string): Promise<void> {
+  try {
+    await redis.hdel(workerHeartbeatsKey(prefix), id);
+  } catch (err) {
+    throw asRedisDependencyError(err);
   }
 }

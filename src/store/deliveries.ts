@@ -67,6 +67,7 @@ export interface DeliveryRecord {
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
+  /** When the message was accepted, in ms (its first write's time on records from before that). */
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -78,6 +79,8 @@ export interface DeliveryRecord {
 export interface DeliveryDetail extends DeliveryRecord {
   readonly history: readonly DeliveryEvent[];
   readonly rendered: RenderedMessage | null;
+  /** When the retention sweep dropped `rendered` (ms); null while kept, or never kept. */
+  readonly rendered_dropped_at: number | null;
 }
 
 /** Fields a worker or replay writes; omitted fields keep their value. */
@@ -88,6 +91,8 @@ export type DeliveryChanges = Partial<
   readonly job?: Readonly<Record<string, unknown>> | null;
   /** The message as sent (written with `sent`). */
   readonly rendered?: StoredRendered | null;
+  /** When the retention sweep dropped `rendered`; null again once the message is sent anew. */
+  readonly rendered_dropped_at?: number | null;
 };
 
 export interface DeliveryFilter {
@@ -114,6 +119,7 @@ interface DeliveryDoc extends Omit<DeliveryRecord, 'msg_id'> {
   job?: Record<string, unknown> | null;
   history?: DeliveryEvent[];
   rendered?: StoredRendered | null;
+  rendered_dropped_at?: number | null;
 }
 
 const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
@@ -151,10 +157,11 @@ const toDetail = (d: DeliveryDoc): DeliveryDetail => ({
   ...toRecord(d),
   history: Array.isArray(d.history) ? d.history : [],
   rendered: renderedOf(d.rendered),
+  rendered_dropped_at: d.rendered_dropped_at ?? null,
 });
 
 /** What a list or a single read leaves out: the replay input and the per-message detail. */
-const LIST_PROJECTION = { job: 0, history: 0, rendered: 0 } as const;
+const LIST_PROJECTION = { job: 0, history: 0, rendered: 0, rendered_dropped_at: 0 } as const;
 
 /** Only the filter fields that were given (an absent field must not match `null`). */
 function filterOf(f: DeliveryFilter): Record<string, unknown> {
@@ -223,7 +230,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
      * Creates or updates one message's record, and appends `event` to its history in the same
      * write. Callers are the worker holding the job's lock or a replay holding the record lock,
      * so there is one writer per record at a time (FerretDB v1's read-then-write updates are
-     * safe under that, and so is the history's cap below).
+     * safe under that, and so is the history's cap below). `createdAt`: the record's created_at
+     * should this write create it (when the message was accepted); `now` when not given.
      */
     async save(
       msgId: string,
@@ -231,10 +239,11 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       changes: DeliveryChanges,
       now: number,
       event?: DeliveryEvent,
+      createdAt: number = now,
     ): Promise<void> {
       const update = {
         $set: { ...ids, ...changes, updated_at: now },
-        $setOnInsert: { created_at: now },
+        $setOnInsert: { created_at: createdAt },
       };
       if (!event) {
         await Delivery.updateOne({ _id: msgId }, update, { upsert: true });
@@ -271,6 +280,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         changes: DeliveryChanges;
         /** The record's first history entry. */
         event?: DeliveryEvent;
+        /** When the message was accepted, in ms; `now` when not given. */
+        created_at?: number | undefined;
       }>,
       now: number,
     ): Promise<string[]> {
@@ -292,7 +303,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         rendered: null,
         ...r.changes,
         history: r.event ? [r.event] : [],
-        created_at: now,
+        created_at: r.created_at ?? now,
         updated_at: now,
       }));
       try {
@@ -383,6 +394,22 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         .limit(limit)
         .lean<DeliveryDoc[]>();
       return docs.map(toRecord);
+    },
+
+    /**
+     * Drops the message as sent from records sent before `before` (ms), noting `now` as when;
+     * returns how many. Index {status, sent_at}.
+     */
+    async dropRendered(before: number, now: number): Promise<number> {
+      const r = await Delivery.updateMany(
+        {
+          status: 'sent',
+          sent_at: mongoose.trusted({ $lt: before }),
+          rendered: mongoose.trusted({ $ne: null }),
+        },
+        { $set: { rendered: null, rendered_dropped_at: now } },
+      );
+      return r.modifiedCount;
     },
 
     /** Drops the replay input of messages dead since before `before` (ms); returns how many. */

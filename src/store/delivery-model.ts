@@ -35,6 +35,8 @@ const deliverySchema = new mongoose.Schema(
     history: { type: [mongoose.Schema.Types.Mixed], default: undefined },
     // The message as sent ({type, content}, or {type, packed} when long), written with `sent`.
     rendered: { type: mongoose.Schema.Types.Mixed, default: null },
+    // When the retention sweep dropped `rendered` (RENDERED_RETENTION_DAYS after sent_at).
+    rendered_dropped_at: { type: Number, default: undefined },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },
@@ -43,6 +45,8 @@ const deliverySchema = new mongoose.Schema(
 // The dead-letter list: failed messages of one bot (and pipe), newest first.
 deliverySchema.index({ status: 1, bot_id: 1, pipe_id: 1, updated_at: -1 });
 deliverySchema.index({ status: 1, updated_at: -1 });
+// The retention sweep of the message as sent: sent records by when they were sent.
+deliverySchema.index({ status: 1, sent_at: 1 });
 // The back office's delivery list of one bot or one pipe, over a time range, newest first.
 deliverySchema.index({ bot_id: 1, created_at: -1 });
 deliverySchema.index({ pipe_id: 1, created_at: -1 });

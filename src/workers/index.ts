@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { expireReplayInput } from '../domain/deliveries/records.js';
+import { expireRendered, expireReplayInput } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
 import type { RunningServer } from '../http/server.js';
 import { metricsFor } from '../metrics/index.js';
@@ -31,7 +31,10 @@ import { RenderPool } from './render-pool/render-pool.js';
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
 // config.stalledIntervalMs; src/config/defaults.ts explains both.
 export { MAX_STALLED_COUNT } from './recovery/dead-jobs.js';
-/** How often a worker drops replay input older than DEAD_RETENTION_MS, in ms (hourly). */
+/**
+ * How often a worker drops replay input older than DEAD_RETENTION_MS, and sent messages' kept
+ * text older than RENDERED_RETENTION_DAYS, in ms (hourly).
+ */
 export const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 export interface RunningWorkers {
@@ -139,6 +142,9 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   const sweep = setInterval(() => {
     expireReplayInput(deps).catch((err: unknown) =>
       log.warn('replay retention sweep failed', { error: err }),
+    );
+    expireRendered(deps).catch((err: unknown) =>
+      log.warn('rendered message retention sweep failed', { error: err }),
     );
     void reconcile();
   }, RETENTION_SWEEP_MS);

@@ -49,7 +49,7 @@ afterAll(async () => {
 const list = (query: string) =>
   app.request<{
     items: DeliveryRecord[];
-    meta: { page: number; page_total: number; page_size: number; total: number };
+    meta: { page: number; page_total: number; page_size: number; total: number; replayable?: number };
     sort: Record<string, number>;
   }>('GET', `/admin/api/delivery/list${query ? `?${query}` : ''}`, { admin: true });
 const ids = async (query: string) => {
@@ -129,6 +129,27 @@ describe('GET /admin/api/delivery/list', () => {
     }
     const noAdmin = await app.request('GET', '/admin/api/delivery/list?status=any');
     expect(noAdmin.status).toBe(401);
+  });
+
+  it('says how many of the dead letters can still be replayed (replay input kept), for dead letters only', async () => {
+    const save = (id: string, changes: DeliveryChanges) =>
+      app.res.store.deliveries.save(id, { bot_id: 'R', pipe_id: 'R1', channel_id: 'c1' }, changes, 9000);
+    await save('r1', { status: 'failed', reason: 'NO_SEND_PERMISSION', job: { msg_id: 'r1' } });
+    await save('r2', { status: 'failed', reason: 'NO_SEND_PERMISSION', job: { msg_id: 'r2' } });
+    // Its input dropped by the retention sweep: listed, not replayable.
+    await save('r3', { status: 'failed', reason: 'NO_SEND_PERMISSION', job: null });
+    await save('r4', { status: 'sent', job: null });
+    const dead = await list('status=failed&bot_id=R');
+    expect(dead.body.data.meta).toMatchObject({ total: 3, replayable: 2 });
+    expect((await list('bot_id=R&reason=NO_SEND_PERMISSION')).body.data.meta).toMatchObject({
+      total: 3,
+      replayable: 2,
+    });
+    expect((await list('status=failed&bot_id=R&since=9500')).body.data.meta).toMatchObject({
+      total: 0,
+      replayable: 0,
+    });
+    expect((await list('status=any&bot_id=R')).body.data.meta).not.toHaveProperty('replayable');
   });
 });
 

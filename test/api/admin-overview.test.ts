@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Overview } from '../../src/domain/overview.js';
-import { WorkerHeartbeat } from '../../src/domain/worker-heartbeats.js';
+import { type Overview, readOverview } from '../../src/domain/overview.js';
 import { workerHeartbeatsKey } from '../../src/redis/keys.js';
+import { WorkerHeartbeat } from '../../src/workers/heartbeat.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { createTestChannel } from '../helpers/directory.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -138,6 +138,29 @@ describe('GET /admin/api/overview', () => {
     expect(await app.res.redis.hexists(key, silent.id)).toBe(0);
   });
 
+  it("goes by Redis's clock, not the hosts': a worker or reader whose clock is off an hour is still seen", async () => {
+    const behind = new WorkerHeartbeat(
+      app.res.redis,
+      app.config.redisPrefix,
+      2,
+      app.res.log,
+      60_000,
+      () => Date.now() - 3_600_000,
+    );
+    await behind.start();
+    try {
+      const ids = (o: Overview) => (o.workers ?? []).map((w) => w.id).sort();
+      const both = [heartbeat?.info.id, behind.info.id].sort();
+      expect(ids(await overview())).toEqual(both);
+      // A web process whose clock runs an hour ahead reads (and deletes) nothing wrongly.
+      const ahead = { ...app.res, now: () => Date.now() + 3_600_000 };
+      expect(ids(await readOverview(ahead))).toEqual(both);
+      expect(ids(await overview())).toEqual(both);
+    } finally {
+      await behind.stop();
+    }
+  });
+
   it('no longer shows the worker once it stops', async () => {
     await workers?.close(2_000);
     workers = undefined;
@@ -193,5 +216,15 @@ describe('GET /admin/api/overview with a service down', () => {
     expect(o.recent).toBeNull();
     expect(o.workers).toBeNull();
     redisProxy.restore();
+  });
+
+  it('logs a part it could not read at debug, without a stack: open overviews poll every 5 s', async () => {
+    const notRead = () => cutOff.logs.filter((l) => l.msg === 'overview part not read');
+    redisProxy.cut();
+    await overview(cutOff);
+    redisProxy.restore();
+    expect(notRead().length).toBeGreaterThan(0);
+    expect(notRead().filter((l) => l.level !== 'debug')).toEqual([]);
+    expect(JSON.stringify(notRead())).not.toContain('    at ');
   });
 });

@@ -75,6 +75,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...ADMIN, SENT_LOG_CLAIM_IDLE_MS: '10' })).toThrow(
       new ConfigError('config: SENT_LOG_CLAIM_IDLE_MS must be an integer from 1000 to 3600000 (got "10")'),
     );
+    expect(loadConfig(ADMIN).renderedRetentionDays).toBe(7);
+    expect(loadConfig({ ...ADMIN, RENDERED_RETENTION_DAYS: '0' }).renderedRetentionDays).toBe(0);
+    expect(() => loadConfig({ ...ADMIN, RENDERED_RETENTION_DAYS: '-1' })).toThrow(
+      new ConfigError('config: RENDERED_RETENTION_DAYS must be an integer from 0 to 3650 (got "-1")'),
+    );
   });
 
   it('lets the environment win over fallbacks, and treats empty values as unset', () => {

@@ -1,7 +1,10 @@
 import { renderToString } from 'preact-render-to-string';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Delivery } from '../../console/src/deliveries.ts';
 import { statusLabel } from '../../console/src/deliveries.ts';
 import { lang } from '../../console/src/i18n.ts';
+import { UnreplayableNote } from '../../console/src/screens/deliveries.tsx';
+import { RenderedPart } from '../../console/src/screens/delivery.tsx';
 import { Pager } from '../../console/src/ui/pager.tsx';
 import { Timeline } from '../../console/src/ui/timeline.tsx';
 
@@ -57,5 +60,46 @@ describe('delivery screen parts', () => {
     const html = renderToString(<Pager page={2} pageTotal={3} total={70} onPage={() => {}} />);
     expect(html).toContain('Page 2 of 3, 70 in all');
     expect(html).not.toContain('disabled');
+  });
+
+  it('says the rendered message is no longer kept once retention dropped it, and not "not rendered yet"', () => {
+    lang.value = 'en-US';
+    const base: Delivery = {
+      msg_id: 'm1',
+      bot_id: 'b',
+      pipe_id: 'p',
+      channel_id: 'c',
+      status: 'sent',
+      reason: null,
+      code: null,
+      message: null,
+      detail: null,
+      attempts: 1,
+      replays: 0,
+      sent_at: 1_700_000_000_000,
+      upstream_msg_id: null,
+      retry_at: null,
+      not_permissions_mention: [],
+      created_at: 1_700_000_000_000,
+      updated_at: 1_700_000_000_000,
+      rendered: null,
+    };
+    const dropped = renderToString(<RenderedPart d={{ ...base, rendered_dropped_at: 1_700_600_000_000 }} />);
+    expect(dropped).toContain('no longer kept');
+    expect(dropped).toContain('RENDERED_RETENTION_DAYS');
+    expect(renderToString(<RenderedPart d={base} />)).toContain('no longer kept');
+    expect(renderToString(<RenderedPart d={{ ...base, status: 'queued', sent_at: null }} />)).toContain(
+      'not been rendered yet',
+    );
+    expect(
+      renderToString(<RenderedPart d={{ ...base, rendered: { type: 9, content: 'hello' } }} />),
+    ).toContain('hello');
+  });
+
+  it('a bulk replay says how many matching dead messages can no longer be replayed', () => {
+    lang.value = 'en-US';
+    const html = renderToString(<UnreplayableNote total={7} replayable={4} />);
+    expect(html).toContain('3 of them can no longer be replayed');
+    expect(renderToString(<UnreplayableNote total={4} replayable={4} />)).toBe('');
   });
 });

@@ -154,4 +154,31 @@ describe('delivery store', () => {
       { reason: null, count: 1 },
     ]);
   });
+
+  it('drops the message as sent from records sent before the cutoff, noting when; the rest keep theirs', async () => {
+    const r = { type: 9, content: 'kept' };
+    const other = { ...ids, bot_id: 'b4' };
+    await store.deliveries.save('r-old', other, { status: 'sent', sent_at: 1_000, rendered: r }, 1_000);
+    await store.deliveries.save('r-new', other, { status: 'sent', sent_at: 5_000, rendered: r }, 5_000);
+    await store.deliveries.save('r-dead', other, { status: 'failed', rendered: r }, 1_000);
+    expect(await store.deliveries.dropRendered(2_000, 9_000)).toBe(1);
+    expect(await store.deliveries.detail('r-old')).toMatchObject({
+      rendered: null,
+      rendered_dropped_at: 9_000,
+    });
+    expect(await store.deliveries.detail('r-new')).toMatchObject({ rendered: r, rendered_dropped_at: null });
+    expect(await store.deliveries.detail('r-dead')).toMatchObject({ rendered: r, rendered_dropped_at: null });
+    // Nothing left to drop: a second sweep writes nothing.
+    expect(await store.deliveries.dropRendered(2_000, 9_500)).toBe(0);
+    expect((await store.deliveries.detail('r-old'))?.rendered_dropped_at).toBe(9_000);
+    expect(await store.deliveries.get('r-old')).not.toHaveProperty('rendered_dropped_at');
+    // Sent again (a replay): kept anew, no longer marked dropped.
+    await store.deliveries.save(
+      'r-old',
+      other,
+      { status: 'sent', sent_at: 9_600, rendered: r, rendered_dropped_at: null },
+      9_600,
+    );
+    expect(await store.deliveries.detail('r-old')).toMatchObject({ rendered: r, rendered_dropped_at: null });
+  });
 });

@@ -77,6 +77,8 @@ const t = translator({
     result: '已重发 {replayed} 条，跳过 {skipped} 条，剩余 {remaining} 条。',
     replayRest: '继续重发剩余的 {n} 条',
     skippedTitle: '跳过的消息',
+    unreplayable: '其中 {n} 条已无法重发（重发所需的输入已过保留期被删除），重发会跳过它们。',
+    resultUnreplayable: '另有 {n} 条已无法重发（输入已过期），未处理。',
   },
   'en-US': {
     title: 'Deliveries',
@@ -119,6 +121,9 @@ const t = translator({
     result: '{replayed} replayed, {skipped} skipped, {remaining} remaining.',
     replayRest: 'Replay the {n} remaining',
     skippedTitle: 'Skipped messages',
+    unreplayable:
+      '{n} of them can no longer be replayed (the input a replay needs has expired and was dropped); a replay passes them over.',
+    resultUnreplayable: '{n} more could not be replayed any more (input expired) and were left as they are.',
   },
 });
 
@@ -157,6 +162,7 @@ export default function DeliveriesScreen(_props: { params: Record<string, string
         <DeadLetters
           filters={filters}
           total={list.data.meta.total}
+          replayable={list.data.meta.replayable ?? list.data.meta.total}
           describe={(f) =>
             [
               f.bot_id && `${t('bot')} ${botName.get(f.bot_id) ?? f.bot_id}`,
@@ -372,6 +378,14 @@ interface Progress {
   skipped: BatchAnswer['skipped'];
   remaining: number | null;
   diedBefore: number | undefined;
+  /** Matching dead messages that could not be replayed any more when the run was confirmed. */
+  unreplayable: number;
+}
+
+/** How many matching dead messages a replay passes over (input expired); nothing when none. */
+export function UnreplayableNote(props: { total: number; replayable: number }) {
+  const n = Math.max(0, props.total - props.replayable);
+  return n > 0 ? <p class="muted">{t('unreplayable', { n: formatNumber(n) })}</p> : null;
 }
 
 /**
@@ -383,6 +397,8 @@ interface Progress {
 function DeadLetters(props: {
   filters: DeliveryFilters;
   total: number;
+  /** Of `total`, how many can still be replayed (the rest's input expired). */
+  replayable: number;
   describe: (f: DeliveryFilters) => string;
   onDone: () => void;
 }) {
@@ -405,6 +421,7 @@ function DeadLetters(props: {
       skipped: from?.skipped ?? [],
       remaining: from?.remaining ?? null,
       diedBefore: from?.diedBefore,
+      unreplayable: from?.unreplayable ?? Math.max(0, props.total - props.replayable),
     };
     setProgress(state);
     try {
@@ -424,6 +441,7 @@ function DeadLetters(props: {
           skipped: [...state.skipped, ...answer.skipped].slice(-50),
           remaining: answer.remaining,
           diedBefore: answer.died_before,
+          unreplayable: state.unreplayable,
         };
         setProgress(state);
         if (answer.remaining === 0 || handled === 0) break;
@@ -448,10 +466,10 @@ function DeadLetters(props: {
       <div class="actions">
         <button
           type="button"
-          disabled={!selection.ok || props.total === 0 || run.busy}
-          onClick={() => setAsk({ n: props.total, more: false })}
+          disabled={!selection.ok || props.replayable === 0 || run.busy}
+          onClick={() => setAsk({ n: props.replayable, more: false })}
         >
-          {t('replayAll', { n: formatNumber(props.total) })}
+          {t('replayAll', { n: formatNumber(props.replayable) })}
         </button>
         {progress?.running && (
           <button
@@ -471,17 +489,22 @@ function DeadLetters(props: {
         )}
       </div>
       {why && <p class="muted">{why}</p>}
+      {!progress && <UnreplayableNote total={props.total} replayable={props.replayable} />}
       <div aria-live="polite">
         {progress?.running && (
           <Notice kind="info">{t('replaying', { replayed: formatNumber(progress.replayed) })}</Notice>
         )}
         {progress && !progress.running && (
-          <Notice kind={progress.skipped.length > 0 || remaining > 0 ? 'warn' : 'ok'}>
+          <Notice
+            kind={progress.skipped.length > 0 || remaining > 0 || progress.unreplayable > 0 ? 'warn' : 'ok'}
+          >
             {t('result', {
               replayed: formatNumber(progress.replayed),
               skipped: formatNumber(progress.skipped.length),
               remaining: formatNumber(remaining),
             })}
+            {progress.unreplayable > 0 &&
+              ` ${t('resultUnreplayable', { n: formatNumber(progress.unreplayable) })}`}
           </Notice>
         )}
       </div>
@@ -523,6 +546,7 @@ function DeadLetters(props: {
             ? t('confirmMore', { n: formatNumber(ask.n) })
             : t('confirmBody', { what: props.describe(props.filters) })}
         </p>
+        {!ask?.more && <UnreplayableNote total={props.total} replayable={props.replayable} />}
       </Confirm>
     </section>
   );

@@ -42,6 +42,8 @@ const t = translator({
     history: '状态历史',
     rendered: '渲染后的消息',
     notRendered: '这条消息还没有渲染（发送时才会保存渲染结果）。',
+    renderedDropped: '渲染结果已不再保留：发送后按保留期限（RENDERED_RETENTION_DAYS）删除，删除于 {at}。',
+    renderedNotKept: '渲染结果已不再保留（这条记录没有保存它）。',
     deleted: '（已删除）',
   },
   'en-US': {
@@ -75,6 +77,9 @@ const t = translator({
     history: 'Status history',
     rendered: 'Rendered message',
     notRendered: 'This message has not been rendered yet (the rendered message is kept when it is sent).',
+    renderedDropped:
+      'The rendered message is no longer kept: it is dropped a while after sending (RENDERED_RETENTION_DAYS); dropped {at}.',
+    renderedNotKept: 'The rendered message is no longer kept (this record does not hold it).',
     deleted: ' (deleted)',
   },
 });
@@ -278,7 +283,7 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
 
       <section aria-labelledby="delivery-rendered">
         <h2 id="delivery-rendered">{t('rendered')}</h2>
-        {d.rendered ? <MessageView message={d.rendered} /> : <p class="muted">{t('notRendered')}</p>}
+        <RenderedPart d={d} />
       </section>
 
       <Confirm
@@ -292,4 +297,16 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
       </Confirm>
     </Page>
   );
+}
+
+/**
+ * The message as sent, or why there is none: not sent yet, or sent and no longer kept (the
+ * retention sweep dropped it, or the record never held it).
+ */
+export function RenderedPart({ d }: { d: Delivery }) {
+  if (d.rendered) return <MessageView message={d.rendered} />;
+  if (d.rendered_dropped_at != null) {
+    return <p class="muted">{t('renderedDropped', { at: formatTime(d.rendered_dropped_at) })}</p>;
+  }
+  return <p class="muted">{t(d.status === 'sent' ? 'renderedNotKept' : 'notRendered')}</p>;
 }

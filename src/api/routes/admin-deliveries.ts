@@ -6,7 +6,7 @@ import {
   replayDeadDeliveries,
   replayDelivery,
 } from '../../domain/deliveries/dead-letters.js';
-import { listDeliveries, viewDelivery } from '../../domain/deliveries/delivery-view.js';
+import { countReplayable, listDeliveries, viewDelivery } from '../../domain/deliveries/delivery-view.js';
 import { DEAD, DELIVERY_STAGES, type StageFilter } from '../../domain/deliveries/lifecycle.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { ValidationError } from '../../errors/index.js';
@@ -98,23 +98,25 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
   // Delivery records, latest change first (or `sort`: [-]updated_at, [-]created_at). By
   // default the dead messages (failed for good) with their reason; `status` picks another stage
   // of the lifecycle (queued, rate_limited, retrying, sent, failed, replayed) or any, and
-  // bot_id, pipe_id, reason, since and until (ms, on created_at) narrow it.
+  // bot_id, pipe_id, reason, since and until (ms, on created_at) narrow it. For dead letters,
+  // meta.replayable says how many of them a replay can still send (input not yet expired).
   router.get('/admin/api/delivery/list', admin, async (ctx) => {
     const q = listQuery(ctx.query);
     const { request } = parsePage(ctx.query, DELIVERY_SORT_FIELDS, '-updated_at');
-    const page = await listDeliveries(
-      deps,
-      {
-        stage: q.status ?? DEAD,
-        ...deadFilter(q),
-        ...(q.since !== undefined ? { since: Number(q.since) } : {}),
-        ...(q.until !== undefined ? { until: Number(q.until) } : {}),
-      },
-      request,
-    );
+    const filter = {
+      stage: q.status ?? DEAD,
+      ...deadFilter(q),
+      ...(q.since !== undefined ? { since: Number(q.since) } : {}),
+      ...(q.until !== undefined ? { until: Number(q.until) } : {}),
+    };
+    const [page, replayable] = await Promise.all([
+      listDeliveries(deps, filter, request),
+      countReplayable(deps, filter),
+    ]);
     reply(ctx, {
       items: page.items.map(view),
-      meta: pageMeta(request, page.total),
+      // Dead letters: how many of the `total` can still be replayed (their input is kept).
+      meta: { ...pageMeta(request, page.total), ...(replayable === null ? {} : { replayable }) },
       sort: { [request.sort.field]: request.sort.dir },
     });
   });

@@ -3,7 +3,7 @@ import type { DeliveryDetail, DeliveryRecord, Page, PageRequest } from '../../st
 import type { Deps } from '../deps.js';
 import type { PipeDeps } from '../pipes/runtime.js';
 import { pipeMessageStatus } from '../pipes/status.js';
-import { recordsInStage, type StageFilter } from './lifecycle.js';
+import { DEAD, recordsInStage, type StageFilter } from './lifecycle.js';
 
 /** The back office's delivery list: a stage (lifecycle.ts) and the fields that are set. */
 export interface DeliveryListFilter {
@@ -25,6 +25,16 @@ export function listDeliveries(
   page: PageRequest,
 ): Promise<Page<DeliveryRecord>> {
   return deps.store.deliveries.list({ ...recordsInStage(stage), ...rest }, page);
+}
+
+/**
+ * Of the dead messages `filter` matches (its stage aside), how many can still be replayed: their
+ * replay input is kept (DEAD_RETENTION_MS). The rest are listed but a replay passes them over.
+ * Null for any other stage.
+ */
+export function countReplayable(deps: Deps, { stage, ...rest }: DeliveryListFilter): Promise<number | null> {
+  if (stage !== DEAD) return Promise.resolve(null);
+  return deps.store.deliveries.countReplayableDead({ ...rest, died_before: deps.now() });
 }
 
 /**
@@ -62,5 +72,6 @@ export async function viewDelivery(deps: PipeDeps, msgId: string): Promise<Deliv
     updated_at: data.accepted_at,
     history: [],
     rendered: null,
+    rendered_dropped_at: null,
   };
 }

@@ -23,6 +23,13 @@ export interface DeliveryIds {
   readonly bot_id: string;
   readonly pipe_id: string;
   readonly channel_id: string;
+  /**
+   * When the message was accepted (its job's accepted_at), in ms: a record's created_at, so that
+   * "accepted" and the since/until filters mean acceptance, not the record's first write (which
+   * may come long after: a rate wait, a paused worker, the sent log's flush). Absent (sent-log
+   * entries from before it): the first write's time.
+   */
+  readonly accepted_at?: number;
 }
 
 /** What a history entry may carry besides its stage and time; null and undefined are left out. */
@@ -51,6 +58,7 @@ const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges, event: Del
     changes,
     deps.now(),
     event,
+    ids.accepted_at,
   );
 
 export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord | null> {
@@ -103,6 +111,7 @@ const sentChanges = (i: SentItem): DeliveryChanges => ({
   detail: null,
   job: null,
   rendered: i.rendered ?? null,
+  rendered_dropped_at: null,
 });
 
 const sentEvent = (o: SentOutcome): DeliveryEvent =>
@@ -119,6 +128,7 @@ export async function markSentMany(deps: Deps, items: ReadonlyArray<SentItem>): 
       ids: { bot_id: i.ids.bot_id, pipe_id: i.ids.pipe_id, channel_id: i.ids.channel_id },
       changes: sentChanges(i),
       event: sentEvent(i.outcome),
+      created_at: i.ids.accepted_at,
     })),
     deps.now(),
   );
@@ -231,6 +241,17 @@ export function markDead(
     },
     deliveryEvent('failed', deps.now(), { reason: failure.reason, code: failure.code, attempt: attempts }),
   );
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Drops the message as sent from records sent more than RENDERED_RETENTION_DAYS ago (0: all
+ * sent before now); run with expireReplayInput. The record stays, noting when it was dropped.
+ */
+export function expireRendered(deps: Deps): Promise<number> {
+  const now = deps.now();
+  return deps.store.deliveries.dropRendered(now - deps.config.renderedRetentionDays * DAY_MS, now);
 }
 
 /** Drops replay input older than DEAD_RETENTION_MS; run periodically by the worker. */

@@ -214,6 +214,7 @@ class PipeRun {
       bot_id: this.data.bot_id,
       pipe_id: this.data.pipe_id,
       channel_id: this.data.channel_id,
+      accepted_at: this.data.accepted_at,
     };
     this.attempt = job.attemptsMade + 1;
     this.reservationKey = messageReservationKey(ctx.deps.config.redisPrefix, this.data.msg_id);

@@ -90,7 +90,13 @@ export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): 
     const attempts = deadJobAttempts(job.attemptsMade, job.stalledCounter, stalled);
     await markDead(
       deps,
-      { msg_id: data.msg_id, bot_id: data.bot_id, pipe_id: data.pipe_id, channel_id: data.channel_id },
+      {
+        msg_id: data.msg_id,
+        bot_id: data.bot_id,
+        pipe_id: data.pipe_id,
+        channel_id: data.channel_id,
+        accepted_at: data.accepted_at,
+      },
       failure,
       attempts,
       { ...data },

@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireRendered } from '../../../src/domain/deliveries/records.js';
 import type { DeliveryDetail, DeliveryEvent } from '../../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../../src/workers/index.js';
 import { createTestChannel } from '../../helpers/directory.js';
@@ -10,6 +11,7 @@ import {
   createRelayWorld,
   createTemplate,
   createWorld,
+  enqueueDirect,
   ok,
   type RelayServer,
   sendPipe,
@@ -172,5 +174,32 @@ describe('delivery history and the rendered message', () => {
     expect(d.history[1]?.at).toBeGreaterThanOrEqual(dead.updated_at);
     expect(d.history[2]).toEqual({ status: 'sent', at: d.sent_at, attempt: 1 });
     expect(d).toMatchObject({ replays: 1, rendered: { type: 9, content: 'muted?' } });
+  });
+
+  it('created_at is when the message was accepted, however long it waited: sent or dead', async () => {
+    // Accepted ten minutes ago and only now taken (a paused worker, a long rate wait).
+    const acceptedAt = Date.now() - 10 * 60_000;
+    const sent = await enqueueDirect(app, w, pipe.id, { accepted_at: acceptedAt, input: 'late' });
+    const dead = await enqueueDirect(app, w, 'gone-pipe', { accepted_at: acceptedAt + 1, input: 'x' });
+    expect(await viewWhen(sent, 'sent')).toMatchObject({ created_at: acceptedAt });
+    expect(await viewWhen(dead, 'failed')).toMatchObject({ created_at: acceptedAt + 1 });
+    const found = await app.request<{ items: DeliveryDetail[] }>(
+      'GET',
+      `/admin/api/delivery/list?status=any&since=${acceptedAt - 1_000}&until=${acceptedAt + 1_000}`,
+      { admin: true },
+    );
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data.items.map((d) => d.msg_id).sort()).toEqual([sent, dead].sort());
+  });
+
+  it('drops the message as sent RENDERED_RETENTION_DAYS after sending; the page says so', async () => {
+    const msgId = await sendPipe(app, pipe.token, { content: 'short-lived' });
+    expect((await viewWhen(msgId, 'sent')).rendered).toEqual({ type: 9, content: 'short-lived' });
+    // A sweep today keeps it; one 7 days and a minute later drops it.
+    expect(await expireRendered(app.res)).toBe(0);
+    const later = Date.now() + 7 * 24 * 3_600_000 + 60_000;
+    expect(await expireRendered({ ...app.res, now: () => later })).toBeGreaterThanOrEqual(1);
+    expect(await viewWhen(msgId, 'sent')).toMatchObject({ rendered: null, rendered_dropped_at: later });
+    expect(await rawRecord(msgId)).toMatchObject({ rendered: null });
   });
 });
