@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { unpackText } from '../text/packed-text.js';
-import { DUPLICATE_KEY, isDuplicateKey } from './db-errors.js';
+import { DUPLICATE_KEY } from './db-errors.js';
 import type { DeliveryModels } from './delivery-model.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
 
@@ -155,7 +155,7 @@ function renderedOf(r: StoredRendered | null | undefined): RenderedMessage | nul
 
 const toDetail = (d: DeliveryDoc): DeliveryDetail => ({
   ...toRecord(d),
-  history: Array.isArray(d.history) ? d.history : [],
+  history: Array.isArray(d.history) ? d.history.slice(-DELIVERY_HISTORY_MAX) : [],
   rendered: renderedOf(d.rendered),
   rendered_dropped_at: d.rendered_dropped_at ?? null,
 });
@@ -249,24 +249,14 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         await Delivery.updateOne({ _id: msgId }, update, { upsert: true });
         return;
       }
-      // FerretDB v1 ignores $push's $slice (and $position), so the cap is a condition instead:
-      // the push applies while the history has room (the usual case: one round trip, as
-      // without a history). A full one makes the upsert's insert collide with the record; the
-      // oldest entry is dropped and the write made again (records past the cap only).
-      const write = () =>
-        Delivery.updateOne(
-          { _id: msgId, [`history.${DELIVERY_HISTORY_MAX - 1}`]: mongoose.trusted({ $exists: false }) },
-          { ...update, $push: { history: { $each: [event] } } },
-          { upsert: true },
-        );
-      try {
-        await write();
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        const full = { [`history.${DELIVERY_HISTORY_MAX - 1}`]: mongoose.trusted({ $exists: true }) };
-        await Delivery.updateOne({ _id: msgId, ...full }, { $pop: { history: -1 } });
-        await write();
-      }
+      // Only _id in the filter: FerretDB v1 scans the collection for any other condition, which
+      // held up every wait's record write (and with it the put-off) by seconds under load.
+      // MongoDB caps the stored history with $slice; FerretDB v1 ignores it, and reads cap it.
+      await Delivery.updateOne(
+        { _id: msgId },
+        { ...update, $push: { history: { $each: [event], $slice: -DELIVERY_HISTORY_MAX } } },
+        { upsert: true },
+      );
     },
 
     /**

@@ -30,7 +30,7 @@ const deliverySchema = new mongoose.Schema(
     // The job as accepted, kept while the message is dead so that replay can send it again;
     // removed when the retention ends (see src/domain/deliveries/retention.ts).
     job: { type: mongoose.Schema.Types.Mixed, default: null },
-    // Each recorded transition, oldest first, the last DELIVERY_HISTORY_MAX (deliveries.ts).
+    // Each recorded transition, oldest first; capped at DELIVERY_HISTORY_MAX (deliveries.ts).
     // No default: records from before it read as [].
     history: { type: [mongoose.Schema.Types.Mixed], default: undefined },
     // The message as sent ({type, content}, or {type, packed} when long), written with `sent`.
