@@ -1,6 +1,6 @@
 /*
  * The admin API's answers as the overview, bot, intimacy and directory screens read them
- * (src/api/routes/admin-*.ts, docs/directory.md, /work/notes/console-contract.md).
+ * (src/api/routes/admin-*.ts, docs/directory.md, docs/delivery.md, docs/console.md).
  */
 
 /** A list answer's paging: `page_total` pages of `page_size`, `total` items. */

@@ -65,7 +65,9 @@ const timeMs = (t: readonly [string, string] | readonly unknown[]): number =>
 export async function workersSeen(redis: Redis, prefix: string): Promise<WorkerSeen[]> {
   const key = workerHeartbeatsKey(prefix);
   try {
-    const replies = await redis.multi().time().hgetall(key).exec();
+    // A pipeline, not MULTI: ioredis leaves the MULTI command's own promise unhandled when the
+    // connection closes mid-transaction (an unhandled rejection), and two reads need no atomicity.
+    const replies = await redis.pipeline().time().hgetall(key).exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
     const now = timeMs((replies?.[0]?.[1] ?? []) as unknown[]);
