@@ -139,9 +139,9 @@ describe('completionAt', () => {
     expect(r.labels).toEqual(
       expect.arrayContaining(['json_escape', 'yaml_escape', 'kmd_escape', 'upper', 'date']),
     );
-    const escape = r.options.find((o) => o.label === 'json_escape')!;
-    expect(escape.boost).toBeGreaterThan(0);
-    expect(escape.info).toMatch(/JSON/);
+    const jsonEscape = r.options.find((o) => o.label === 'json_escape')!;
+    expect(jsonEscape.boost).toBeGreaterThan(0);
+    expect(jsonEscape.info).toMatch(/JSON/);
     expect(r.options.find((o) => o.label === 'slice')!.detail).toBe(
       'slice(start, length, preserve_keys) · Twig filter',
     );
