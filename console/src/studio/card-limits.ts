@@ -92,7 +92,9 @@ function module(out: LimitWarning[], m: unknown, path: (string | number)[]) {
       if (isObj(t) && t.type === 'paragraph') {
         const fields = list(t.fields);
         check(out, 'paragraphFields', [...path, 'text', 'fields'], fields.length, PARAGRAPH_FIELDS_MAX);
-        fields.forEach((f, i) => text(out, f, [...path, 'text', 'fields', i], PLAIN_TEXT_MAX));
+        fields.forEach((f, i) => {
+          text(out, f, [...path, 'text', 'fields', i], PLAIN_TEXT_MAX);
+        });
       } else {
         text(out, t, [...path, 'text'], PLAIN_TEXT_MAX);
       }
@@ -116,7 +118,9 @@ function module(out: LimitWarning[], m: unknown, path: (string | number)[]) {
     case 'context': {
       const elements = list(m.elements);
       check(out, 'contextElements', [...path, 'elements'], elements.length, CONTEXT_ELEMENTS_MAX);
-      elements.forEach((e, i) => text(out, e, [...path, 'elements', i], PLAIN_TEXT_MAX));
+      elements.forEach((e, i) => {
+        text(out, e, [...path, 'elements', i], PLAIN_TEXT_MAX);
+      });
       break;
     }
   }
@@ -135,7 +139,9 @@ export function cardLimitWarnings(cards: unknown): LimitWarning[] {
     if (!isObj(card)) return;
     const ms = list(card.modules);
     modules += ms.length;
-    ms.forEach((m, i) => module(inner, m, [c, 'modules', i]));
+    ms.forEach((m, i) => {
+      module(inner, m, [c, 'modules', i]);
+    });
   });
   const whole: LimitWarning[] = [];
   check(whole, 'cards', '', all.length, MAX_CARDS);
