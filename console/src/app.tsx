@@ -54,6 +54,9 @@ const ROUTES: readonly { pattern: string; load: Loader }[] = [
   { pattern: 'pipes/:id', load: () => import('./screens/pipe.tsx') },
   { pattern: 'deliveries', load: () => import('./screens/deliveries.tsx') },
   { pattern: 'deliveries/:msgId', load: () => import('./screens/delivery.tsx') },
+  // The template studio; `new` first, as `templates/:id` would also match it.
+  { pattern: 'templates/new', load: () => import('./screens/template.tsx') },
+  { pattern: 'templates/:id', load: () => import('./screens/template.tsx') },
 ];
 
 const NAV = [

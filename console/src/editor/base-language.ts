@@ -15,7 +15,7 @@ export async function loadBaseLanguage(language: EditorLanguage): Promise<Extens
     case 'twig-xml':
       return (await import('@codemirror/lang-xml')).xml();
     case 'twig-kmd':
-      return (await import('@codemirror/lang-markdown')).markdown();
+      return (await import('./kmarkdown-language.ts')).kmarkdown();
   }
 }
 
