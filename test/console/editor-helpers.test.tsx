@@ -1,5 +1,6 @@
 import { Text } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
+import { Echoes } from '../../console/src/editor/echoes.ts';
 import { languageOf } from '../../console/src/editor/language-of.ts';
 import { markerRange, markerRanges } from '../../console/src/editor/marker-ranges.ts';
 import { textChange } from '../../console/src/editor/text-change.ts';
@@ -107,5 +108,34 @@ describe('the completion vocabulary', () => {
     const source = readFileSync(new URL('../../src/render/twig/parser.ts', import.meta.url), 'utf8');
     const opening = [...source.matchAll(/case '(\w+)':/g)].map((m) => m[1]);
     for (const tag of opening) expect(TAGS).toContain(tag);
+  });
+});
+
+describe('Echoes', () => {
+  it('takes a value the editor reported as an echo, even one behind the latest text', () => {
+    const e = new Echoes();
+    e.reported('a');
+    e.reported('ab');
+    e.reported('abc');
+    // The owner renders with 'ab' while 'abc' is already typed: not set back.
+    expect(e.isEcho('ab')).toBe(true);
+    expect(e.isEcho('abc')).toBe(true);
+    // Everything reported has come back: the same text again is a change from outside.
+    expect(e.isEcho('abc')).toBe(false);
+  });
+
+  it('takes any other value as a change from outside, forgetting what was awaited', () => {
+    const e = new Echoes();
+    e.reported('typed');
+    expect(e.isEcho('loaded')).toBe(false);
+    expect(e.isEcho('typed')).toBe(false);
+  });
+
+  it('remembers a bounded number of texts', () => {
+    const e = new Echoes(2);
+    e.reported('1');
+    e.reported('2');
+    e.reported('3');
+    expect(e.isEcho('1')).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { Annotation, Compartment, EditorState, type Extension } from '@codemirro
 import { EditorView } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
 import { isTemplateLanguage, loadBaseLanguage } from './base-language.ts';
+import { Echoes } from './echoes.ts';
 import { lintMarkers, markersTransaction } from './lint-markers.ts';
 import { basics } from './setup.ts';
 import { textChange } from './text-change.ts';
@@ -40,6 +41,7 @@ export function CodeEditor(props: CodeEditorProps) {
   const view = useRef<EditorView | null>(null);
   const latest = useRef(props);
   latest.current = props;
+  const echoes = useRef(new Echoes());
   const parts = useRef({
     language: new Compartment(),
     twig: new Compartment(),
@@ -72,7 +74,9 @@ export function CodeEditor(props: CodeEditorProps) {
           p.label.of(EditorView.contentAttributes.of({ 'aria-label': initial.label })),
           EditorView.updateListener.of((u) => {
             if (u.docChanged && !u.transactions.some((tr) => tr.annotation(fromProps))) {
-              latest.current.onChange(u.state.doc.toString());
+              const text = u.state.doc.toString();
+              echoes.current.reported(text);
+              latest.current.onChange(text);
             }
           }),
         ],
@@ -90,6 +94,8 @@ export function CodeEditor(props: CodeEditorProps) {
   useEffect(() => {
     const v = view.current;
     if (!v) return;
+    // A value the editor reported itself may be behind the text (typing went on): not set back.
+    if (echoes.current.isEcho(props.value)) return;
     const change = textChange(v.state.doc.toString(), props.value);
     if (change) v.dispatch({ changes: change, annotations: fromProps.of(true) });
   }, [props.value]);

@@ -17,6 +17,7 @@ import {
   keymap,
   lineNumbers,
 } from '@codemirror/view';
+import { typeOverSelection } from './type-over-selection.ts';
 
 /**
  * The editing basics: line numbers, history, bracket matching and closing, the default keymaps.
@@ -34,5 +35,6 @@ export const basics: Extension = [
   closeBrackets(),
   highlightActiveLine(),
   EditorView.lineWrapping,
+  typeOverSelection,
   keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap, ...lintKeymap]),
 ];
