@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Echoes } from '../../console/src/editor/echoes.ts';
 import { languageOf } from '../../console/src/editor/language-of.ts';
 import { markerRange, markerRanges } from '../../console/src/editor/marker-ranges.ts';
+import { ZH_PHRASES } from '../../console/src/editor/phrases.ts';
 import { textChange } from '../../console/src/editor/text-change.ts';
 import {
   FILTER_PARAMS,
@@ -137,5 +138,20 @@ describe('Echoes', () => {
     e.reported('2');
     e.reported('3');
     expect(e.isEcho('1')).toBe(false);
+  });
+});
+
+describe('the editor in Chinese', () => {
+  it('translates every phrase the extensions it uses ask for', async () => {
+    const { readFileSync } = await import('node:fs');
+    const asked = new Set<string>();
+    for (const m of ['view', 'lint', 'autocomplete', 'commands', 'language']) {
+      const source = readFileSync(
+        new URL(`../../node_modules/@codemirror/${m}/dist/index.js`, import.meta.url),
+        'utf8',
+      );
+      for (const p of source.matchAll(/phrase\("([^"]+)"/g)) asked.add(p[1]!);
+    }
+    expect([...asked].filter((p) => ZH_PHRASES[p] === undefined)).toEqual([]);
   });
 });

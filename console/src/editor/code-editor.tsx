@@ -1,9 +1,11 @@
 import { Annotation, Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
+import { lang } from '../i18n.ts';
 import { isTemplateLanguage, loadBaseLanguage } from './base-language.ts';
 import { Echoes } from './echoes.ts';
 import { lintMarkers, markersTransaction } from './lint-markers.ts';
+import { phrasesFor } from './phrases.ts';
 import { basics } from './setup.ts';
 import { textChange } from './text-change.ts';
 import { editorTheme } from './theme.ts';
@@ -48,6 +50,7 @@ export function CodeEditor(props: CodeEditorProps) {
     data: new Compartment(),
     readOnly: new Compartment(),
     label: new Compartment(),
+    phrases: new Compartment(),
   });
 
   useEffect(() => {
@@ -72,6 +75,7 @@ export function CodeEditor(props: CodeEditorProps) {
           p.data.of(completionData.of(initial.completionData)),
           p.readOnly.of(readOnlyState(initial.readOnly === true)),
           p.label.of(EditorView.contentAttributes.of({ 'aria-label': initial.label })),
+          p.phrases.of(phrasesFor(lang.peek())),
           EditorView.updateListener.of((u) => {
             if (u.docChanged && !u.transactions.some((tr) => tr.annotation(fromProps))) {
               const text = u.state.doc.toString();
@@ -141,6 +145,11 @@ export function CodeEditor(props: CodeEditorProps) {
       ),
     });
   }, [props.label]);
+
+  const language = lang.value;
+  useEffect(() => {
+    view.current?.dispatch({ effects: parts.current.phrases.reconfigure(phrasesFor(language)) });
+  }, [language]);
 
   return <div class="code-editor" ref={host} />;
 }
