@@ -420,7 +420,6 @@ function Studio(props: {
               <ul>
                 {warnings.map((w, i) => (
                   // Warnings have no id; their order is the answer's.
-                  // biome-ignore lint/suspicious/noArrayIndexKey: see above
                   <li key={i}>
                     {w.message} ({w.code})
                   </li>
