@@ -2,12 +2,12 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { MAX_TITLE_LENGTH } from '../../../src/domain/templates/constants.ts';
 import { ApiError, api } from '../api.ts';
 import { CodeEditor, languageOf, type Marker } from '../editor/index.ts';
-import { formatTime, translator } from '../i18n.ts';
+import { translator } from '../i18n.ts';
 import { Link, navigate, route } from '../router.tsx';
-import { type Capture, CapturesPanel } from '../studio/captures.tsx';
-import { limitWarningText, messageLimitWarnings } from '../studio/card-limits.ts';
+import { CapturesPanel } from '../studio/captures.tsx';
+import { LimitWarnings, PreviewError, PreviewSource, type Source } from '../studio/preview-parts.tsx';
 import { createPreviewRunner, type PreviewOutcome } from '../studio/preview-runner.ts';
-import { markerOf, type OutputError, outputErrorOf } from '../studio/render-errors.ts';
+import { markerOf } from '../studio/render-errors.ts';
 import { ReviewPanel } from '../studio/review-panel.tsx';
 import { sessionBotId, studioRole } from '../studio/studio-session.ts';
 import {
@@ -64,17 +64,9 @@ const t = translator({
     inReview: '模板正在审核中，不能修改（仍可以发送）。',
     banned: '模板已被封禁，不能发送。',
     preview: '预览',
-    previewOf: '用测试数据渲染',
-    previewOfCapture: '用 {time} 捕获的请求渲染',
-    backToTestData: '改回测试数据',
     rendering: '正在渲染…',
-    stale: '下面是上一次成功的渲染结果。',
-    templateError: '模板有错误（已在编辑器中标出）：',
-    outputError: '渲染结果不是合法的卡片：',
-    outputAt: '渲染结果第 {line} 行第 {column} 列：',
     noPreview: '还没有预览。',
     testDataBlocks: '测试数据修正后才会渲染预览。',
-    limits: '接近卡片限制',
     sendTest: '发送到测试频道',
     sendHint: '把当前编辑器中的模板和测试数据通过机器人的队列真实发送（计入机器人的限额）。',
     sendNeedsChannel: '先选择测试频道。',
@@ -114,17 +106,9 @@ const t = translator({
     inReview: 'The template is in review and cannot be changed (it still sends).',
     banned: 'The template is banned and cannot send.',
     preview: 'Preview',
-    previewOf: 'Rendered with the test data',
-    previewOfCapture: 'Rendered with the payload captured {time}',
-    backToTestData: 'Back to the test data',
     rendering: 'Rendering…',
-    stale: 'Below is the last render that worked.',
-    templateError: 'The template has an error (marked in the editor):',
-    outputError: 'The rendered output is not a valid card:',
-    outputAt: 'Rendered output, line {line}, column {column}:',
     noPreview: 'No preview yet.',
     testDataBlocks: 'The preview renders again once the test data is fixed.',
-    limits: 'Near the card limits',
     sendTest: 'Send to test channel',
     sendHint:
       "Sends the template and test data in the editor for real, through the bot's queue (it counts against the bot's limit).",
@@ -207,8 +191,6 @@ function ExistingTemplate(props: { id: string }) {
     />
   );
 }
-
-type Source = { kind: 'test' } | { kind: 'capture'; capture: Capture };
 
 interface RenderRequest {
   bot_id: string;
@@ -490,75 +472,6 @@ function Studio(props: {
         </div>
       </div>
     </Page>
-  );
-}
-
-function PreviewSource(props: { source: Source; onBack(): void }) {
-  if (props.source.kind === 'test') return <p class="muted studio-source">{t('previewOf')}</p>;
-  return (
-    <div class="notice info studio-source">
-      <span>{t('previewOfCapture', { time: formatTime(Date.parse(props.source.capture.received_at)) })}</span>{' '}
-      <button type="button" class="link" onClick={props.onBack}>
-        {t('backToTestData')}
-      </button>
-    </div>
-  );
-}
-
-/** The newest render's error, where it belongs: template errors also mark the editor. */
-function PreviewError(props: { error: unknown; hasMessage: boolean }) {
-  const { error } = props;
-  if (error === undefined) return null;
-  const stale = props.hasMessage ? <p class="muted">{t('stale')}</p> : null;
-  if (markerOf(error)) {
-    return (
-      <div class="studio-error" role="alert">
-        <p>{t('templateError')}</p>
-        <ErrorNote error={error} />
-        {stale}
-      </div>
-    );
-  }
-  const output: OutputError | null = outputErrorOf(error);
-  if (output) {
-    return (
-      <div class="studio-error" role="alert">
-        <p>{t('outputError')}</p>
-        <ErrorNote error={error} />
-        {output.excerpt !== undefined && (
-          <figure class="studio-excerpt">
-            {output.line !== undefined && (
-              <figcaption class="muted">
-                {t('outputAt', { line: output.line, column: output.column ?? 1 })}
-              </figcaption>
-            )}
-            <pre class="msg-raw">{output.excerpt}</pre>
-          </figure>
-        )}
-        {stale}
-      </div>
-    );
-  }
-  return (
-    <div class="studio-error">
-      <ErrorNote error={error} />
-      {stale}
-    </div>
-  );
-}
-
-function LimitWarnings(props: { message: RenderedMessage }) {
-  const warnings = useMemo(() => messageLimitWarnings(props.message), [props.message]);
-  if (warnings.length === 0) return null;
-  return (
-    <div class="notice warn studio-limits" role="status">
-      <strong>{t('limits')}</strong>
-      <ul>
-        {warnings.map((w) => (
-          <li key={`${w.kind}${w.path}`}>{limitWarningText(w)}</li>
-        ))}
-      </ul>
-    </div>
   );
 }
 
