@@ -409,6 +409,20 @@ function Studio(props: {
               </ul>
             </div>
           )}
+          {model && (
+            <>
+              <ReviewPanel template={model} role={role} onChanged={(m) => setModel(m)} />
+              <CapturesPanel
+                templateId={model.id}
+                activeId={source.kind === 'capture' ? source.capture.id : undefined}
+                onUse={(body) => {
+                  set('test_data', body);
+                  setSource({ kind: 'test' });
+                }}
+                onRender={(capture) => setSource({ kind: 'capture', capture })}
+              />
+            </>
+          )}
         </div>
         <div class="studio-preview">
           <section class="panel" aria-labelledby="studio-preview-title">
@@ -421,16 +435,7 @@ function Studio(props: {
             <PreviewSource source={source} onBack={() => setSource({ kind: 'test' })} />
             {blockedByTestData && <Notice kind="warn">{t('testDataBlocks')}</Notice>}
             <PreviewError error={preview.error} hasMessage={preview.message !== null} />
-            {preview.message ? (
-              <>
-                <LimitWarnings message={preview.message} />
-                <div class={preview.error !== undefined ? 'studio-drawn studio-stale' : 'studio-drawn'}>
-                  <MessageView message={preview.message} />
-                </div>
-              </>
-            ) : (
-              preview.error === undefined && !blockedByTestData && <p class="muted">{t('noPreview')}</p>
-            )}
+            {preview.message && <LimitWarnings message={preview.message} />}
             <div class="studio-send">
               <div class="actions">
                 <button
@@ -454,21 +459,14 @@ function Studio(props: {
                 ),
               )}
             </div>
+            {preview.message ? (
+              <div class={preview.error !== undefined ? 'studio-drawn studio-stale' : 'studio-drawn'}>
+                <MessageView message={preview.message} />
+              </div>
+            ) : (
+              preview.error === undefined && !blockedByTestData && <p class="muted">{t('noPreview')}</p>
+            )}
           </section>
-          {model && (
-            <>
-              <ReviewPanel template={model} role={role} onChanged={(m) => setModel(m)} />
-              <CapturesPanel
-                templateId={model.id}
-                activeId={source.kind === 'capture' ? source.capture.id : undefined}
-                onUse={(body) => {
-                  set('test_data', body);
-                  setSource({ kind: 'test' });
-                }}
-                onRender={(capture) => setSource({ kind: 'capture', capture })}
-              />
-            </>
-          )}
         </div>
       </div>
     </Page>
