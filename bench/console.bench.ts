@@ -393,6 +393,8 @@ const ROUTES = [
   `pipes/${deploys.id}`,
   'deliveries',
   `deliveries/${sentIds[0]}`,
+  'templates',
+  'gallery',
 ];
 const routeJs: { route: string; added: string[] }[] = [];
 for (const route of [...ROUTES.map((r) => `/console/${r}`), '/console/queues/']) {

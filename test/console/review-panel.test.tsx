@@ -56,13 +56,13 @@ describe('review actions', () => {
     expect(reviewActions(tpl(3, true), 'operator')).toEqual(['submit', 'unban']);
   });
 
-  it('reads the approval cost: empty is the server default, else a positive number', () => {
+  it('reads the approval cost: empty is the server default, else above 0 and at most a normal message’s', () => {
     expect(parseConsumption('')).toEqual({ ok: true, value: undefined });
     expect(parseConsumption('  ')).toEqual({ ok: true, value: undefined });
     expect(parseConsumption('0.25')).toEqual({ ok: true, value: 0.25 });
     expect(parseConsumption('.5')).toEqual({ ok: true, value: 0.5 });
     expect(parseConsumption('1')).toEqual({ ok: true, value: 1 });
-    for (const bad of ['0', '-1', 'abc', '1e3', '0x1', 'NaN', '1,5'])
+    for (const bad of ['0', '-1', 'abc', '1e3', '0x1', 'NaN', '1,5', '1.01', '2'])
       expect(parseConsumption(bad).ok).toBe(false);
   });
 

@@ -47,8 +47,7 @@ const t = translator({
     new: '新建模板',
     fromGallery: '从模板库开始',
     filters: '筛选',
-    search: '搜索名称',
-    searchHint: '名称包含这些文字（不区分大小写）',
+    search: '搜索名称（不区分大小写）',
     bot: '机器人',
     allBots: '全部机器人',
     status: '审核状态',
@@ -81,8 +80,7 @@ const t = translator({
     new: 'New template',
     fromGallery: 'Start from the gallery',
     filters: 'Filters',
-    search: 'Search titles',
-    searchHint: 'Titles containing this text (any case)',
+    search: 'Search titles (any case)',
     bot: 'Bot',
     allBots: 'All bots',
     status: 'Review status',
@@ -335,7 +333,7 @@ function SearchBox(props: { value: string; onSearch: (q: string) => void }) {
     return () => clearTimeout(timer);
   }, [draft]);
   return (
-    <Field label={t('search')} hint={t('searchHint')}>
+    <Field label={t('search')}>
       <input
         type="search"
         value={draft}

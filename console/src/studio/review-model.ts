@@ -32,16 +32,21 @@ export function reviewActions(tpl: Pick<ReviewState, 'status' | 'banned'>, role:
   return out;
 }
 
+/** A normal message's consumption: an approval's may be lower, never higher (src/domain/templates/review.ts). */
+export const NORMAL_CONSUMPTION = 1;
+
 /**
  * The consumption typed for an approval: empty is the server's default
- * (APPROVED_TEMPLATE_CONSUMPTION), otherwise a positive number (a normal message costs 1).
+ * (APPROVED_TEMPLATE_CONSUMPTION), otherwise a number above 0 and at most a normal message's (1).
  */
 export function parseConsumption(text: string): { ok: true; value: number | undefined } | { ok: false } {
   const s = text.trim();
   if (s === '') return { ok: true, value: undefined };
   if (!/^(\d+(\.\d*)?|\.\d+)$/.test(s)) return { ok: false };
   const value = Number(s);
-  return Number.isFinite(value) && value > 0 ? { ok: true, value } : { ok: false };
+  return Number.isFinite(value) && value > 0 && value <= NORMAL_CONSUMPTION
+    ? { ok: true, value }
+    : { ok: false };
 }
 
 /** The body of POST /admin/api/template/review (consumption only with an approval that names one). */
