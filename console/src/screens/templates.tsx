@@ -147,7 +147,10 @@ export default function TemplatesScreen(_props: { params: Record<string, string>
 
   const newBot = role === 'bot' ? (ownBot?.id ?? '') : filters.bot_id;
   const filtered =
-    filters.q !== '' || filters.status !== '' || filters.banned !== '' || filters.bot_id !== '';
+    filters.q !== '' ||
+    filters.status !== '' ||
+    filters.banned !== '' ||
+    (role === 'operator' && filters.bot_id !== '');
   const head = [
     t('colTitle'),
     ...(role === 'operator' ? [t('colBot')] : []),
