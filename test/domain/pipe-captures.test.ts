@@ -1,6 +1,8 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
   CAPTURE_HEADERS,
+  CaptureBatch,
   captureHeaders,
   decodeCapture,
   encodeCapture,
@@ -86,5 +88,33 @@ describe('encodeCapture / decodeCapture', () => {
       body: '',
       too_large: false,
     });
+  });
+});
+
+describe('CaptureBatch', () => {
+  const capture = (n: number) => ({
+    msgId: `m-${n}`,
+    acceptedAt: n,
+    source: { headers: {} },
+    body: Buffer.from(`{"n":${n}}`),
+  });
+
+  it("writes a turn's captures once per pipe, oldest first, only the newest that the list keeps", async () => {
+    const writes: Array<[string, string[]]> = [];
+    const batch = new CaptureBatch(3, (pipeId, captures) =>
+      writes.push([pipeId, captures.map((c) => c.msgId)]),
+    );
+    for (let n = 1; n <= 5; n++) batch.add('p1', capture(n));
+    batch.add('p2', capture(6));
+    expect(writes).toEqual([]); // nothing before the turn's end
+    await nextTurn();
+    expect(writes).toEqual([
+      ['p1', ['m-3', 'm-4', 'm-5']],
+      ['p2', ['m-6']],
+    ]);
+    batch.add('p1', capture(7));
+    await nextTurn();
+    expect(writes.at(-1)).toEqual(['p1', ['m-7']]);
+    expect(writes).toHaveLength(3);
   });
 });

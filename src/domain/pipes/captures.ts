@@ -10,10 +10,10 @@ import type { Deps } from '../deps.js';
  * (docs/pipes.md, "Captured payloads").
  *
  * In Redis, per pipe: a list of capture ids, newest first, and one hash per capture (`meta`:
- * JSON metadata; `body`: the body's bytes, absent when over CAPTURE_MAX_BYTES), each with its
- * own expiry, so no capture outlives CAPTURE_TTL_S. Keeping one is one Lua call: it writes the
- * hash, pushes the id and drops what falls past CAPTURE_MAX_ITEMS, so two web processes
- * capturing at once cannot leave a pipe over its count.
+ * JSON metadata; `body`: the body's bytes, empty when over CAPTURE_MAX_BYTES), each with its
+ * own expiry, so no capture outlives CAPTURE_TTL_S. Keeping them is one Lua call per pipe and
+ * event-loop turn (CaptureBatch): it writes the hashes, pushes the ids and drops what falls past
+ * CAPTURE_MAX_ITEMS, so two web processes capturing at once cannot leave a pipe over its count.
  *
  * A capture's id is the message's msg_id: the capture names the delivery it became.
  */
@@ -139,7 +139,7 @@ const LIST = 'heraldCaptureList' as const;
 const CLEAR = 'heraldCaptureClear' as const;
 
 interface CaptureCommands {
-  [KEEP]: (list: string, item: string, ...args: Array<string | number | Buffer>) => Promise<number>;
+  [KEEP]: (list: string, ...args: Array<string | number | Buffer>) => Promise<number>;
   [LIST]: (list: string, itemPrefix: string, max: number) => Promise<Array<string | null>>;
   [CLEAR]: (list: string, itemPrefix: string) => Promise<number>;
 }
@@ -148,50 +148,110 @@ interface CaptureCommands {
 function scripts(redis: Redis): CaptureCommands {
   const client = redis as Redis & Partial<CaptureCommands>;
   if (!client[KEEP]) {
-    redis.defineCommand(KEEP, { numberOfKeys: 2, lua: KEEP_LUA });
+    redis.defineCommand(KEEP, { numberOfKeys: 1, lua: KEEP_LUA });
     redis.defineCommand(LIST, { numberOfKeys: 1, lua: LIST_LUA });
     redis.defineCommand(CLEAR, { numberOfKeys: 1, lua: CLEAR_LUA });
   }
   return client as Redis & CaptureCommands;
 }
 
+/** An accepted message's payload, waiting for the end of its event-loop turn to be written. */
+export interface PendingCapture {
+  readonly msgId: string;
+  readonly acceptedAt: number;
+  readonly source: CaptureSource;
+  readonly body: Buffer;
+}
+
+/**
+ * The captures of one event-loop turn, per pipe, written when the turn's I/O is done: one
+ * call per pipe however many messages it took in the turn, and only the newest `maxItems` of
+ * them (older ones would be dropped from the list at once). Encoding waits for the flush too,
+ * so a capture that falls out costs the request nothing but a reference.
+ */
+export class CaptureBatch {
+  private pending = new Map<string, PendingCapture[]>();
+  private scheduled = false;
+
+  constructor(
+    private readonly maxItems: number,
+    private readonly write: (pipeId: string, captures: readonly PendingCapture[]) => void,
+  ) {}
+
+  add(pipeId: string, capture: PendingCapture): void {
+    let list = this.pending.get(pipeId);
+    if (list === undefined) {
+      list = [];
+      this.pending.set(pipeId, list);
+    }
+    list.push(capture);
+    if (list.length > this.maxItems) list.shift();
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    const pending = this.pending;
+    this.pending = new Map();
+    this.scheduled = false;
+    for (const [pipeId, captures] of pending) this.write(pipeId, captures);
+  }
+}
+
+/** Writes one pipe's captures (oldest first) in one Lua call; a failure is logged, nothing more. */
+function writeCaptures(
+  deps: Pick<Deps, 'config' | 'log'>,
+  redis: Redis,
+  pipeId: string,
+  captures: readonly PendingCapture[],
+): void {
+  const { config } = deps;
+  const args: Array<string | number | Buffer> = [
+    config.captureTtlS * 1000,
+    config.captureMaxItems,
+    pipeCaptureKey(config.redisPrefix, pipeId, ''),
+  ];
+  for (const c of captures) {
+    const stored = encodeCapture(c.acceptedAt, c.source, c.body, config.captureMaxBytes);
+    args.push(c.msgId, stored.meta, stored.body ?? '');
+  }
+  scripts(redis)
+    [KEEP](pipeCapturesKey(config.redisPrefix, pipeId), ...args)
+    .catch((err: unknown) =>
+      deps.log.warn('payloads not captured', {
+        pipe_id: pipeId,
+        msg_ids: captures.map((c) => c.msgId),
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+}
+
+/** Each hot-path client's batch (one per web process, or per test app). */
+const batches = new WeakMap<Redis, CaptureBatch>();
+
 /**
  * Keeps a message's payload among its pipe's captures, on `redis` (the hot path's client),
- * without waiting: the caller has stored the message and answers at once. A capture that
- * cannot be written is logged and lost; the message stays accepted.
+ * without waiting: the caller has stored the message and answers at once; the write leaves at
+ * the end of the event-loop turn (CaptureBatch). A capture that cannot be written is logged and
+ * lost; the message stays accepted.
  */
 export function keepCapture(
   deps: Pick<Deps, 'config' | 'log'>,
   redis: Redis,
   pipeId: string,
-  msgId: string,
-  acceptedAt: number,
-  source: CaptureSource,
-  body: Buffer,
+  capture: PendingCapture,
 ): void {
-  const { config } = deps;
-  if (config.captureMaxItems === 0) return;
-  const stored = encodeCapture(acceptedAt, source, body, config.captureMaxBytes);
-  const args: Array<string | number | Buffer> = [
-    msgId,
-    config.captureTtlS * 1000,
-    config.captureMaxItems,
-    pipeCaptureKey(config.redisPrefix, pipeId, ''),
-    stored.meta,
-  ];
-  if (stored.body !== null) args.push(stored.body);
-  const keep = scripts(redis);
-  keep[KEEP](
-    pipeCapturesKey(config.redisPrefix, pipeId),
-    pipeCaptureKey(config.redisPrefix, pipeId, msgId),
-    ...args,
-  ).catch((err: unknown) =>
-    deps.log.warn('payload not captured', {
-      pipe_id: pipeId,
-      msg_id: msgId,
-      error: err instanceof Error ? err.message : String(err),
-    }),
-  );
+  if (deps.config.captureMaxItems === 0) return;
+  let batch = batches.get(redis);
+  if (batch === undefined) {
+    batch = new CaptureBatch(deps.config.captureMaxItems, (id, captures) =>
+      writeCaptures(deps, redis, id, captures),
+    );
+    batches.set(redis, batch);
+  }
+  batch.add(pipeId, capture);
 }
 
 /** A pipe's captures, newest first (at most CAPTURE_MAX_ITEMS); 503 when Redis is down. */

@@ -206,7 +206,12 @@ export async function acceptPipeMessage(
  */
 function capture(deps: PipeDeps, pipe: CachedPipe, req: PipeMessageRequest, job: PipeJob): void {
   if (req.capture === undefined || !pipe.capture) return;
-  keepCapture(deps, deps.pipeRuntime.redis, pipe.id, job.msg_id, job.accepted_at, req.capture, req.bodyBytes);
+  keepCapture(deps, deps.pipeRuntime.redis, pipe.id, {
+    msgId: job.msg_id,
+    acceptedAt: job.accepted_at,
+    source: req.capture,
+    body: req.bodyBytes,
+  });
 }
 
 const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted => ({
