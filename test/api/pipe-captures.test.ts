@@ -444,3 +444,77 @@ describe('a capture that cannot be written', () => {
     expect(app.logText()).not.toContain(access_token.split('.')[1]!);
   });
 });
+
+describe('configured limits', () => {
+  /** A second app with its own settings, a bot and a pipe on it. */
+  async function appWith(env: Record<string, string>) {
+    const other = await startTestApp('pipe_captures_config', env);
+    const b = await createTestBot(other);
+    const guild = await createTestGuild(other);
+    const channel = await createTestChannel(other, guild.id);
+    await addTestMember(other, guild.id, b.bot.user_id as string);
+    const r = await other.request<Created>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: b.id, title: 'configured', channel_id: channel.id },
+    });
+    if (r.status !== 200) throw new Error(r.text);
+    const send = async (raw: string) => {
+      const s = await other.request<{ msg_id: string }>('POST', sendPath(r.body.data.access_token), {
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(s.status, s.text).toBe(200);
+      return s.body.data.msg_id;
+    };
+    const list = async () =>
+      (
+        await other.request<{ items: Capture[] }>(
+          'GET',
+          `/admin/api/pipe/captures?id=${r.body.data.pipe.id}`,
+          {
+            admin: true,
+          },
+        )
+      ).body.data.items;
+    return { other, pipeId: r.body.data.pipe.id, send, list };
+  }
+
+  it('honours CAPTURE_MAX_ITEMS, CAPTURE_MAX_BYTES and CAPTURE_TTL_S', async () => {
+    const { other, pipeId, send, list } = await appWith({
+      CAPTURE_MAX_ITEMS: '2',
+      CAPTURE_MAX_BYTES: '16',
+      CAPTURE_TTL_S: '120',
+    });
+    try {
+      const small = bodyOfSize(16);
+      const big = bodyOfSize(17);
+      await send(small);
+      const second = await send(small);
+      const third = await send(big);
+      await expect.poll(async () => (await list())[0]?.id).toBe(third);
+      const items = await list();
+      expect(items.map((c) => [c.id, c.body, c.too_large])).toEqual([
+        [third, null, true],
+        [second, small, false],
+      ]);
+      const pttl = await other.res.redis.pttl(pipeCapturesKey(other.config.redisPrefix, pipeId));
+      expect(pttl).toBeGreaterThan(60_000);
+      expect(pttl).toBeLessThanOrEqual(120_000);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('CAPTURE_MAX_ITEMS=0 captures nothing on any pipe', async () => {
+    const { other, pipeId, send, list } = await appWith({ CAPTURE_MAX_ITEMS: '0' });
+    try {
+      await send('{"content":"not kept"}');
+      // The next turn has passed once a second request has been answered.
+      await send('{"content":"not kept either"}');
+      expect(await list()).toEqual([]);
+      expect(await other.res.redis.exists(pipeCapturesKey(other.config.redisPrefix, pipeId))).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
