@@ -16,6 +16,7 @@ const unit = [
   'test/domain/deliveries/recent-counts.test.ts',
   'test/domain/deliveries/records.test.ts',
   'test/domain/permissions.test.ts',
+  'test/domain/pipe-captures.test.ts',
   'test/domain/pipes-cache.test.ts',
   'test/domain/tokens.test.ts',
   'test/domain/worker-heartbeats.test.ts',

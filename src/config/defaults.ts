@@ -127,3 +127,27 @@ export const DEFAULT_TRUST_PROXY = false;
 export const DEFAULT_TRUST_PROXY_HOPS = 1;
 /** Most TRUST_PROXY_HOPS an operator may set (proxies in front of Herald). */
 export const MAX_TRUST_PROXY_HOPS = 16;
+
+/**
+ * Captured payloads (docs/pipes.md, "Captured payloads"): how many of a pipe's latest accepted
+ * payloads Redis keeps (20: a day of a busy CI, enough to pick a sample from). 0 keeps none on
+ * any pipe. Each pipe can keep up to this many times CAPTURE_MAX_BYTES in Redis, so this bounds
+ * Redis memory: pipes x items x (bytes + a few hundred for metadata and headers).
+ */
+export const DEFAULT_CAPTURE_MAX_ITEMS = 20;
+/** Most CAPTURE_MAX_ITEMS an operator may set. */
+export const MAX_CAPTURE_MAX_ITEMS = 1000;
+/**
+ * Largest body a capture keeps, in bytes (64 KiB: most webhook events; a large GitLab push is
+ * bigger). A bigger body is captured without its text (`body: null`, `too_large: true`). 0 keeps
+ * metadata only.
+ */
+export const DEFAULT_CAPTURE_MAX_BYTES = 64 * 1024;
+/**
+ * How long each capture is kept, in seconds (7 days, like a dead message's replay input). Redis
+ * expires each one on its own.
+ */
+export const DEFAULT_CAPTURE_TTL_S = 7 * 24 * 60 * 60;
+/** Shortest and longest CAPTURE_TTL_S an operator may set, in seconds (1 min, 90 days). */
+export const MIN_CAPTURE_TTL_S = 60;
+export const MAX_CAPTURE_TTL_S = 90 * 24 * 60 * 60;

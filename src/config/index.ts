@@ -57,6 +57,12 @@ export interface Config {
   readonly trustProxy: boolean;
   /** With trustProxy, how many X-Forwarded-For entries from the right trusted proxies wrote. */
   readonly trustProxyHops: number;
+  /** Accepted payloads each capturing pipe keeps (newest first); 0: none on any pipe. */
+  readonly captureMaxItems: number;
+  /** Largest body a capture keeps, in bytes; bigger ones are kept without their text. */
+  readonly captureMaxBytes: number;
+  /** How long each capture lives, in seconds. */
+  readonly captureTtlS: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -224,5 +230,8 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
     trustProxy: onOff(env, 'TRUST_PROXY', D.DEFAULT_TRUST_PROXY),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', D.DEFAULT_TRUST_PROXY_HOPS, 1, D.MAX_TRUST_PROXY_HOPS),
+    captureMaxItems: int(env, 'CAPTURE_MAX_ITEMS', D.DEFAULT_CAPTURE_MAX_ITEMS, 0, D.MAX_CAPTURE_MAX_ITEMS),
+    captureMaxBytes: int(env, 'CAPTURE_MAX_BYTES', D.DEFAULT_CAPTURE_MAX_BYTES, 0, D.MAX_BODY_LIMIT_BYTES),
+    captureTtlS: int(env, 'CAPTURE_TTL_S', D.DEFAULT_CAPTURE_TTL_S, D.MIN_CAPTURE_TTL_S, D.MAX_CAPTURE_TTL_S),
   };
 }

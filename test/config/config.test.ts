@@ -134,4 +134,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'HTTPS://herald.example.com' }).consoleSecureCookie).toBe(true);
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'http://herald.example.com' }).consoleSecureCookie).toBe(false);
   });
+
+  it('reads the capture limits: 20 payloads of at most 64 KiB, kept 7 days', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({
+      captureMaxItems: 20,
+      captureMaxBytes: 65_536,
+      captureTtlS: 604_800,
+    });
+    expect(
+      loadConfig({ ...ADMIN, CAPTURE_MAX_ITEMS: '0', CAPTURE_MAX_BYTES: '0', CAPTURE_TTL_S: '60' }),
+    ).toMatchObject({ captureMaxItems: 0, captureMaxBytes: 0, captureTtlS: 60 });
+    expect(() => loadConfig({ ...ADMIN, CAPTURE_MAX_ITEMS: '1001' })).toThrow(
+      new ConfigError('config: CAPTURE_MAX_ITEMS must be an integer from 0 to 1000 (got "1001")'),
+    );
+    expect(() => loadConfig({ ...ADMIN, CAPTURE_TTL_S: '59' })).toThrow(
+      new ConfigError('config: CAPTURE_TTL_S must be an integer from 60 to 7776000 (got "59")'),
+    );
+  });
 });

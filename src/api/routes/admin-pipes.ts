@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { clearCaptures, listCaptures } from '../../domain/pipes/captures.js';
 import { acceptPipeMessage, PIPE_BUCKET, takePipeBudget } from '../../domain/pipes/ingest.js';
 import {
   createPipe,
@@ -40,6 +41,7 @@ const pipeFields = {
   template_id: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
   enabled: { type: 'boolean' },
   rate_limit: rateLimitSchema,
+  capture: { type: 'boolean' },
 } as const;
 
 interface PipeBody {
@@ -48,6 +50,7 @@ interface PipeBody {
   template_id?: string | null;
   enabled?: boolean;
   rate_limit?: PipeRateLimit | null;
+  capture?: boolean;
 }
 
 const createBody = compileValidator<PipeBody & { bot_id: string; title: string; channel_id: string }>({
@@ -80,6 +83,7 @@ const pipeInput = (b: PipeBody): PipeInput => ({
     b.rate_limit === undefined || b.rate_limit === null
       ? b.rate_limit
       : { capacity: b.rate_limit.capacity, per_second: b.rate_limit.per_second },
+  capture: b.capture,
 });
 
 /** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */
@@ -133,6 +137,20 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
   router.get('/admin/api/pipe/view', admin, async (ctx) => {
     const { id } = idInput(ctx.query);
     reply(ctx, { pipe: pipeView(deps, await getPipe(deps, id)) });
+  });
+
+  /** The pipe's captured payloads, newest first (docs/pipes.md, "Captured payloads"). */
+  router.get('/admin/api/pipe/captures', admin, async (ctx) => {
+    const { id } = idInput(ctx.query);
+    const pipe = await getPipe(deps, id);
+    reply(ctx, { items: await listCaptures(deps, pipe.id) });
+  });
+
+  router.post('/admin/api/pipe/captures/clear', admin, async (ctx) => {
+    const { id } = idInput(ctx.request.body);
+    const pipe = await getPipe(deps, id);
+    await clearCaptures(deps, pipe.id);
+    reply(ctx, {});
   });
 
   router.get('/admin/api/pipe/list', admin, async (ctx) => {

@@ -6,6 +6,7 @@ import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { pipeBucketKey, pipeJobKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
+import { type CaptureSource, keepCapture } from './captures.js';
 import {
   acceptClaim,
   claimIdempotencyKey,
@@ -61,6 +62,11 @@ export interface PipeMessageRequest {
   /** The body's bytes: a template's input (queue/job-input.ts). */
   readonly bodyBytes: Buffer;
   readonly idempotencyKey: string | null;
+  /**
+   * The request's headers, for the pipe's captured payloads (captures.ts); absent: not captured
+   * (the console's test message is not a sender's payload).
+   */
+  readonly capture?: CaptureSource;
 }
 
 /** The answer data of send-pipemsg, as the platform's message/create answers. */
@@ -153,6 +159,7 @@ export async function acceptPipeMessage(
   };
   if (req.idempotencyKey === null) {
     await enqueue(deps, job);
+    capture(deps, pipe, req, job);
     return answer(job.msg_id, job.accepted_at, job.nonce);
   }
 
@@ -179,6 +186,7 @@ export async function acceptPipeMessage(
   // After the withdrawal, on the same connection: releases the claim, or confirms it when a
   // worker took the job before it could be withdrawn (a retry then answers its msg_id).
   await enqueue(deps, job, () => releaseClaim(deps.pipeRuntime.producer, redisKey, job.msg_id, jobKey));
+  capture(deps, pipe, req, job);
   // The message is stored: it is accepted even if the confirmation fails (a retry finds the job
   // and confirms the claim then).
   await acceptClaim(deps.pipeRuntime.redis, redisKey, job.msg_id).catch((err: unknown) =>
@@ -189,6 +197,21 @@ export async function acceptPipeMessage(
     }),
   );
   return answer(job.msg_id, job.accepted_at, job.nonce);
+}
+
+/**
+ * Captures a stored message's payload, if its pipe keeps them: after the store, so only what
+ * was accepted is captured (a duplicate Idempotency-Key stores, and captures, nothing); not
+ * awaited, so the answer never waits for it nor fails with it.
+ */
+function capture(deps: PipeDeps, pipe: CachedPipe, req: PipeMessageRequest, job: PipeJob): void {
+  if (req.capture === undefined || !pipe.capture) return;
+  keepCapture(deps, deps.pipeRuntime.redis, pipe.id, {
+    msgId: job.msg_id,
+    acceptedAt: job.accepted_at,
+    source: req.capture,
+    body: req.bodyBytes,
+  });
 }
 
 const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted => ({
