@@ -85,13 +85,24 @@ export function requireAdmin(deps: Deps): Middleware<HeraldState> {
 /**
  * The template studio's guard (/admin/api/template/*): an operator, or a bot session, which sees
  * only its own bot's templates. Leaves `ctx.state.studio` (botId null for an operator), then
- * reads the body.
+ * reads the body. With `bucket`, a bot session's calls take the bot's REST budget for that
+ * bucket, as the bot's own calls to the same work do (requireBot); operators are not metered.
  */
-export function requireStudio(deps: Deps): Middleware<HeraldState> {
+export function requireStudio(deps: Deps, bucket?: string): Middleware<HeraldState> {
   const caller = consoleCaller(deps);
   const body = jsonBody(deps.config.bodyLimitBytes);
+  const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
   return async (ctx, next) => {
     const bot = await caller(ctx);
+    if (bot && bucket !== undefined) {
+      const r = await takeTokens(
+        deps.redis,
+        botRestBucketKey(deps.config.redisPrefix, bot.id, bucket),
+        limit,
+      );
+      ctx.set(rateLimitHeaders(r, bucket));
+      refuseIfLimited(r);
+    }
     ctx.state.studio = { botId: bot?.id ?? null, bot };
     await body(ctx, next);
   };

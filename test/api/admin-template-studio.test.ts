@@ -314,6 +314,32 @@ describe('render', () => {
   });
 });
 
+describe('render budget', () => {
+  it("a bot session's previews take the bot's render budget, shared with its own render calls; operators' do not", async () => {
+    const w = await createWorld(app, { name: 'metered bot' });
+    const s = await signIn(app, w.bot.token, 'bot');
+    const first = await call(app, 'POST', '/admin/api/template/render', {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      json: { content: 'x' },
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-rate-limit-bucket')).toBe('template/render');
+    const remaining = Number(first.headers.get('x-rate-limit-remaining'));
+    expect(remaining).toBe(app.config.botRateBurst - 1);
+    const own = await app.request('POST', '/api/v3/template/render', {
+      bot: w.bot.token,
+      json: { content: 'y' },
+    });
+    expect(Number(own.headers.get('x-rate-limit-remaining'))).toBe(remaining - 1);
+    const byOperator = await app.request('POST', '/admin/api/template/render', {
+      admin: true,
+      json: { bot_id: w.bot.id, content: 'z' },
+    });
+    expect([byOperator.status, byOperator.headers.get('x-rate-limit-bucket')]).toEqual([200, null]);
+  });
+});
+
 describe('channels', () => {
   it("lists the text channels of the bot's servers, with their server's name", async () => {
     const w = await createWorld(app, { name: 'channel bot' }, { name: 'Alpha guild' });

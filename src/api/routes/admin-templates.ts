@@ -167,7 +167,8 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, {});
   });
 
-  router.post('/admin/api/template/render', studio, async (ctx) => {
+  // The preview is the studio's costly call: a bot session's share the bot's render budget.
+  router.post('/admin/api/template/render', requireStudio(deps, 'template/render'), async (ctx) => {
     const req = renderRequest(ctx.request.body, ctx.request.rawBody);
     reply(ctx, (await renderStudioTemplate(deps, scopeOf(ctx.state), req)).message);
   });
