@@ -103,6 +103,12 @@ export const MAX_RENDERED_RETENTION_DAYS = 3650;
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */
 export const DEFAULT_BOT_MESSAGE_PER_SECOND = 5;
+/**
+ * Rate-limiter cost of one message sent with an approved template (a normal message costs 1):
+ * what an operator's approval grants when it names no consumption of its own. Half: an approved
+ * template's messages go out twice as fast under the bot's limit.
+ */
+export const DEFAULT_APPROVED_TEMPLATE_CONSUMPTION = 0.5;
 /** How long an operator's console session lives without use, in seconds (each call renews it). */
 export const DEFAULT_CONSOLE_SESSION_IDLE_S = 30 * 60;
 /** Longest CONSOLE_SESSION_IDLE_S an operator may set, in seconds (1 day). */

@@ -43,6 +43,11 @@ export interface Config {
   readonly sentLogClaimIdleMs: number;
   /** How many days after sending a sent record keeps the message as sent; 0: none past a sweep. */
   readonly renderedRetentionDays: number;
+  /**
+   * Rate-limiter cost of one message with an approved template, when the approval names none:
+   * above 0, at most 1 (a normal message's cost).
+   */
+  readonly approvedTemplateConsumption: number;
   /** Whether the web process serves the operator console at /console/ (CONSOLE=on|off). */
   readonly console: boolean;
   /** The built console (index.html and assets/), an absolute path. */
@@ -88,6 +93,17 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`config: ${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+/** A number above 0 and at most `max`, written as a decimal (`0.5`, `1`, `.25`). */
+function fraction(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^(\d+\.?\d*|\.\d+)$/.test(raw) || !(value > 0 && value <= max)) {
+    throw new ConfigError(`config: ${name} must be a number above 0 and at most ${max} (got "${raw}")`);
+  }
+  return value;
 }
 
 function url(env: Env, name: string, fallback: string, protocols: readonly string[]): string {
@@ -210,6 +226,12 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       D.DEFAULT_RENDERED_RETENTION_DAYS,
       0,
       D.MAX_RENDERED_RETENTION_DAYS,
+    ),
+    approvedTemplateConsumption: fraction(
+      env,
+      'APPROVED_TEMPLATE_CONSUMPTION',
+      D.DEFAULT_APPROVED_TEMPLATE_CONSUMPTION,
+      1,
     ),
     console: onOff(env, 'CONSOLE', true),
     consoleDir,

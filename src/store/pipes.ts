@@ -133,6 +133,17 @@ export function createPipeStore({ Pipe }: PipeModels) {
       return r.deletedCount === 1;
     },
 
+    /**
+     * The pipes of `botId` bound to template `templateId` (a template is its bot's, and so are
+     * the pipes that may use it), by id. One bot's pipes are few: no index beyond bot_id's.
+     */
+    async listByTemplate(botId: string, templateId: string): Promise<PipeRecord[]> {
+      const docs = await Pipe.find({ bot_id: botId, template_id: templateId }, PUBLIC_FIELDS)
+        .sort({ _id: 1 })
+        .lean<PipeDoc[]>();
+      return docs.map(toRecord);
+    },
+
     /** A page of pipes, all of them or one bot's. */
     async list(req: PageRequest, filter: { readonly bot_id?: string } = {}): Promise<Page<PipeRecord>> {
       const field = PIPE_SORT_FIELDS[req.sort.field] ?? '_id';

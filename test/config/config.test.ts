@@ -115,6 +115,27 @@ describe('loadConfig', () => {
     );
   });
 
+  it("reads an approved template's consumption: 0.5 by default, above 0 and at most 1", () => {
+    expect(loadConfig(ADMIN).approvedTemplateConsumption).toBe(0.5);
+    for (const [raw, value] of [
+      ['0.25', 0.25],
+      ['1', 1],
+      ['.1', 0.1],
+      ['1.0', 1],
+    ] as const) {
+      expect(loadConfig({ ...ADMIN, APPROVED_TEMPLATE_CONSUMPTION: raw }).approvedTemplateConsumption).toBe(
+        value,
+      );
+    }
+    for (const raw of ['0', '0.0', '1.5', '2', '-0.5', 'half', '1e-1', 'NaN', 'Infinity', '0x1']) {
+      expect(() => loadConfig({ ...ADMIN, APPROVED_TEMPLATE_CONSUMPTION: raw })).toThrow(
+        new ConfigError(
+          `config: APPROVED_TEMPLATE_CONSUMPTION must be a number above 0 and at most 1 (got "${raw}")`,
+        ),
+      );
+    }
+  });
+
   it('trusts a reverse proxy only when told to, and then only as many hops as set', () => {
     expect(loadConfig(ADMIN)).toMatchObject({ trustProxy: false, trustProxyHops: 1 });
     expect(loadConfig({ ...ADMIN, TRUST_PROXY: 'on', TRUST_PROXY_HOPS: '2' })).toMatchObject({

@@ -6,6 +6,8 @@ import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { pipeBucketKey, pipeJobKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
+import { messageTypeOf } from '../templates/constants.js';
+import { TemplateTypeMismatchError } from '../templates/errors.js';
 import { type CaptureSource, keepCapture } from './captures.js';
 import {
   acceptClaim,
@@ -23,7 +25,8 @@ import type { PipeDeps } from './runtime.js';
  * (one Redis call, or none while this process holds a lease on a busy pipe), then the message
  * stored as a BullMQ job (one Redis call), plus one claim and one confirmation when the sender
  * gives an Idempotency-Key. No database read: the pipe cache holds what the job needs, and a
- * target_id other than the pipe's channel is checked against the channel cache.
+ * target_id other than the pipe's channel is checked against the channel cache. (A `type` sent
+ * to a template pipe costs one read of the template: checkTemplateType.)
  */
 
 /** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
@@ -110,6 +113,21 @@ async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string)
   return channel.id;
 }
 
+/**
+ * A `type` sent to a pipe with a template must be the template's own format (9 for KMarkdown, 10
+ * for a card in any card format): the template decides what the message is, and a `type` that
+ * says otherwise is refused (400, 40023) rather than silently overridden. Equal or absent is
+ * fine. A template that is gone or banned is left to the worker, which records why it cannot
+ * send, as for a message sent without `type`.
+ */
+async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10): Promise<void> {
+  const templateId = pipe.template_id as string;
+  const template = await deps.store.templates.getAnyBot(templateId);
+  if (!template || template.bot_id !== pipe.bot_id) return;
+  const expected = messageTypeOf(template.msgtype);
+  if (expected !== type) throw new TemplateTypeMismatchError(type, templateId, expected);
+}
+
 /** Idempotency-Key: 1 to 255 visible ASCII characters. */
 export function checkIdempotencyKey(key: string): string {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
@@ -132,6 +150,7 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
+  if (pipe.template_id !== null && req.type !== null) await checkTemplateType(deps, pipe, req.type);
   // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed
   // once here. A POST without a body (or an empty one) reads as `{}`, and so does its input: its
   // empty bytes would fail to parse in the worker, after a 200.
