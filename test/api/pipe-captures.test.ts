@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Capture } from '../../src/domain/pipes/captures.js';
 import { pipeCaptureKey, pipeCapturesKey } from '../../src/redis/keys.js';
+import { call, signIn } from '../helpers/console.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -425,6 +426,41 @@ describe('turning off, clearing, deleting', () => {
     expect(
       (await app.request('POST', '/admin/api/pipe/captures/clear', { json: { id: pipe.id } })).status,
     ).toBe(401);
+  });
+});
+
+describe("a bot developer's studio session", () => {
+  it("reads and clears its own bot's pipes' captures; another bot's pipe is not found", async () => {
+    const { pipe, access_token } = await createPipe();
+    await accepted(access_token, '{"content":"mine"}');
+    await capturesAtLeast(pipe.id, 1);
+    const own = await signIn(app, bot.token, 'bot');
+    const list = await call(app, 'GET', `/admin/api/pipe/captures?id=${pipe.id}`, { cookie: own.cookie });
+    expect([list.status, (list.body?.data as { items: Capture[] } | undefined)?.items.length]).toEqual([
+      200, 1,
+    ]);
+
+    const other = await createTestBot(app);
+    const stranger = await signIn(app, other.token, 'bot');
+    const read = await call(app, 'GET', `/admin/api/pipe/captures?id=${pipe.id}`, {
+      cookie: stranger.cookie,
+    });
+    expect([read.status, read.body?.code]).toEqual([404, 40401]);
+    const clear = await call(app, 'POST', '/admin/api/pipe/captures/clear', {
+      cookie: stranger.cookie,
+      csrf: stranger.csrf,
+      json: { id: pipe.id },
+    });
+    expect([clear.status, clear.body?.code]).toEqual([404, 40401]);
+    expect(await capturesOf(pipe.id)).toHaveLength(1);
+
+    const cleared = await call(app, 'POST', '/admin/api/pipe/captures/clear', {
+      cookie: own.cookie,
+      csrf: own.csrf,
+      json: { id: pipe.id },
+    });
+    expect(cleared.status).toBe(200);
+    expect(await capturesOf(pipe.id)).toEqual([]);
   });
 });
 

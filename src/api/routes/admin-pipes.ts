@@ -5,6 +5,7 @@ import {
   createPipe,
   deletePipe,
   getPipe,
+  getPipeInScope,
   listPipes,
   type PipeInput,
   pipeView,
@@ -14,7 +15,7 @@ import {
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
 import type { PipeRateLimit } from '../../store/index.js';
-import { requireAdmin } from '../auth.js';
+import { requireAdmin, requireStudio } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
@@ -89,6 +90,7 @@ const pipeInput = (b: PipeBody): PipeInput => ({
 /** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */
 export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const admin = requireAdmin(deps);
+  const studio = requireStudio(deps);
 
   router.post('/admin/api/pipe/create', admin, async (ctx) => {
     const body = createBody(ctx.request.body);
@@ -139,16 +141,19 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
     reply(ctx, { pipe: pipeView(deps, await getPipe(deps, id)) });
   });
 
-  /** The pipe's captured payloads, newest first (docs/pipes.md, "Captured payloads"). */
-  router.get('/admin/api/pipe/captures', admin, async (ctx) => {
+  /**
+   * The pipe's captured payloads, newest first (docs/pipes.md, "Captured payloads"). A bot
+   * developer's studio session reads and clears only its own bot's pipes'.
+   */
+  router.get('/admin/api/pipe/captures', studio, async (ctx) => {
     const { id } = idInput(ctx.query);
-    const pipe = await getPipe(deps, id);
+    const pipe = await getPipeInScope(deps, id, ctx.state.studio?.botId ?? null);
     reply(ctx, { items: await listCaptures(deps, pipe.id) });
   });
 
-  router.post('/admin/api/pipe/captures/clear', admin, async (ctx) => {
+  router.post('/admin/api/pipe/captures/clear', studio, async (ctx) => {
     const { id } = idInput(ctx.request.body);
-    const pipe = await getPipe(deps, id);
+    const pipe = await getPipeInScope(deps, id, ctx.state.studio?.botId ?? null);
     await clearCaptures(deps, pipe.id);
     reply(ctx, {});
   });

@@ -123,6 +123,13 @@ export async function getPipe(deps: PipeDeps, id: string): Promise<PipeRecord> {
   return pipe;
 }
 
+/** A pipe as a studio caller may see it: any pipe (botId null, operators) or one of its bot's (else not found). */
+export async function getPipeInScope(deps: PipeDeps, id: string, botId: string | null): Promise<PipeRecord> {
+  const pipe = await getPipe(deps, id);
+  if (botId !== null && pipe.bot_id !== botId) throw new NotFoundError('pipe');
+  return pipe;
+}
+
 /**
  * Changes a pipe under its record lock (FerretDB v1 updates are not atomic), then drops it from
  * every web process's cache before answering.
