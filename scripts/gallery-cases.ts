@@ -1,7 +1,7 @@
 // Writes the gallery's Twig conformance cases (test/render/conformance/cases/gallery.json) from
-// src/gallery: every template over every sample, plus per template a payload without its
-// optional fields (manifest `optional`), one with long sender text and long lists (`long`,
-// `repeat`) and an empty object. `npm run conformance:regen` then renders them with PHP Twig.
+// src/gallery: every template over every sample and its `variants` (a sample with some values
+// changed), plus per template a payload without its optional fields (manifest `optional`), one
+// with long sender text and long lists (`long`, `repeat`) and an empty object. `npm run conformance:regen` then renders them with PHP Twig.
 //
 //   npm run gallery:cases && npm run conformance:regen
 //
@@ -112,6 +112,21 @@ export function withLongText(data: Json, entry: GalleryManifestEntry): Json {
   return out;
 }
 
+/** The payload with `paths` set to values (a path's parent must exist). */
+export function withValues(data: Json, paths: Readonly<Record<string, unknown>>): Json {
+  const out = clone(data);
+  for (const [path, value] of Object.entries(paths)) {
+    let found = false;
+    visit(out, path, (parent, key) => {
+      found = true;
+      if (Array.isArray(parent)) parent[Number(key)] = value as Json;
+      else parent[key] = value as Json;
+    });
+    if (!found) throw new Error(`variant path ${path} names nothing`);
+  }
+  return out;
+}
+
 export async function buildGalleryCases(dir: URL = GALLERY_DIR): Promise<GalleryCase[]> {
   const cases: GalleryCase[] = [];
   for (const entry of await readGalleryManifest(dir)) {
@@ -121,6 +136,10 @@ export async function buildGalleryCases(dir: URL = GALLERY_DIR): Promise<Gallery
       data: JSON.parse(readFileSync(new URL(`samples/${entry.id}/${s.id}.json`, dir), 'utf8')) as Json,
     }));
     for (const s of samples) cases.push({ name: `gallery-${entry.id}-${s.id}`, template, data: s.data });
+    for (const v of entry.variants ?? []) {
+      const base = samples.find((s) => s.id === v.sample)!.data;
+      cases.push({ name: `gallery-${entry.id}-variant-${v.id}`, template, data: withValues(base, v.set) });
+    }
     const first = samples[0]!.data;
     cases.push({
       name: `gallery-${entry.id}-missing-optional`,

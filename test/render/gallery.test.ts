@@ -61,10 +61,12 @@ describe('gallery conformance cases', () => {
     expect(readFileSync(GALLERY_CASES_FILE, 'utf8')).toBe(casesFileText(cases));
   });
 
-  it('cover every template with every sample, missing optional fields, long text and an empty object', () => {
+  it('cover every template with every sample and variant, missing optional fields, long text and an empty object', () => {
     const names = new Set(cases.map((c) => c.name));
     for (const entry of manifest) {
       for (const s of entry.samples) expect(names.has(`gallery-${entry.id}-${s.id}`)).toBe(true);
+      for (const v of entry.variants ?? [])
+        expect(names.has(`gallery-${entry.id}-variant-${v.id}`)).toBe(true);
       for (const variant of ['missing-optional', 'long-text', 'empty-object']) {
         expect(names.has(`gallery-${entry.id}-${variant}`), `${entry.id} ${variant}`).toBe(true);
       }

@@ -51,6 +51,15 @@ export interface GalleryManifestEntry {
   readonly long: readonly string[];
   /** Paths of lists that can be long. */
   readonly repeat?: readonly string[];
+  /**
+   * Payloads no sample shows (a merged pull request, a failed run), made from a sample by
+   * setting paths to values: conformance cases only, never offered as samples.
+   */
+  readonly variants?: readonly {
+    readonly id: string;
+    readonly sample: string;
+    readonly set: Readonly<Record<string, unknown>>;
+  }[];
   readonly samples: readonly {
     readonly id: string;
     readonly title: Localized;
@@ -86,6 +95,10 @@ function checkEntry(e: GalleryManifestEntry): void {
     ids.add(s.id);
     if (!localized(s.title)) throw bad(`sample ${s.id}: title needs zh-CN and en-US`);
     if (typeof s.source !== 'string' || s.source === '') throw bad(`sample ${s.id}: source is required`);
+  }
+  for (const v of e.variants ?? []) {
+    if (typeof v.id !== 'string' || !ID.test(v.id) || !ids.has(v.sample))
+      throw bad(`variant ${String(v.id)}`);
   }
 }
 
