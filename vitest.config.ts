@@ -15,6 +15,7 @@ const unit = [
   'test/domain/deliveries/lifecycle.test.ts',
   'test/domain/deliveries/recent-counts.test.ts',
   'test/domain/deliveries/records.test.ts',
+  'test/domain/gallery.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipe-captures.test.ts',
   'test/domain/pipes-cache.test.ts',
