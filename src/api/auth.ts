@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
+import type { StudioScope } from '../domain/templates/studio.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
 import { botRestBucketKey } from '../redis/keys.js';
@@ -88,6 +89,9 @@ export function requireAdmin(deps: Deps): Middleware<HeraldState> {
  * reads the body. With `bucket`, a bot session's calls take the bot's REST budget for that
  * bucket, as the bot's own calls to the same work do (requireBot); operators are not metered.
  */
+/** The scope of a request that passed requireStudio: its bot session's bot, or every bot (an operator). */
+export const studioScope = (state: HeraldState): StudioScope => ({ botId: state.studio?.botId ?? null });
+
 export function requireStudio(deps: Deps, bucket?: string): Middleware<HeraldState> {
   const caller = consoleCaller(deps);
   const body = jsonBody(deps.config.bodyLimitBytes);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listGallery } from '../../src/domain/gallery/index.js';
+import { call, signIn } from '../helpers/console.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -70,7 +71,7 @@ describe('GET /admin/api/gallery/list', () => {
     expect(zh.body.data.items.find((i) => i.id === 'github-push')!.title).toBe('GitHub 推送');
   });
 
-  it('is for operators only', async () => {
+  it('is for operators and studio sessions, not for bot tokens', async () => {
     const r = await app.request('GET', '/admin/api/gallery/list');
     expect(r.status).toBe(401);
     const asBot = await app.request('GET', '/admin/api/gallery/list', { bot: bot.token });
@@ -168,7 +169,34 @@ describe('POST /admin/api/gallery/use', () => {
     expect([noBot.status, noBot.body.code]).toEqual([404, 40401]);
   });
 
-  it('refuses a body without id or bot_id, or with a title over 64 characters', async () => {
+  it("in a bot developer's session, copies into its own bot; another bot is not found", async () => {
+    const session = await signIn(app, bot.token, 'bot');
+    const own = await call(app, 'POST', '/admin/api/gallery/use', {
+      cookie: session.cookie,
+      csrf: session.csrf,
+      json: { id: 'gitlab-push' },
+    });
+    expect([own.status, (own.body?.data as { model: { bot_id: string } } | undefined)?.model.bot_id]).toEqual(
+      [200, bot.id],
+    );
+    const other = await createTestBot(app);
+    const foreign = await call(app, 'POST', '/admin/api/gallery/use', {
+      cookie: session.cookie,
+      csrf: session.csrf,
+      json: { id: 'gitlab-push', bot_id: other.id },
+    });
+    expect([foreign.status, foreign.body?.code]).toEqual([404, 40401]);
+    const listed = await app.request<{ items: unknown[] }>(
+      'GET',
+      `/admin/api/template/list?bot_id=${other.id}`,
+      {
+        admin: true,
+      },
+    );
+    expect(listed.body.data.items).toEqual([]);
+  });
+
+  it("refuses a body without id, an operator's without bot_id, or a title over 64 characters", async () => {
     for (const json of [
       { bot_id: bot.id },
       { id: 'github-push' },
@@ -180,7 +208,7 @@ describe('POST /admin/api/gallery/use', () => {
     }
   });
 
-  it('is for operators only', async () => {
+  it('is not for bot tokens', async () => {
     const r = await app.request('POST', '/admin/api/gallery/use', {
       bot: bot.token,
       json: { id: 'github-push', bot_id: bot.id },

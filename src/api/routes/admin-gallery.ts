@@ -7,18 +7,18 @@ import {
   useGalleryTemplate,
 } from '../../domain/gallery/index.js';
 import { MAX_TITLE_LENGTH } from '../../domain/templates/index.js';
-import type { HeraldError, Lang } from '../../errors/index.js';
-import { requireAdmin } from '../auth.js';
+import type { Lang } from '../../errors/index.js';
+import { requireStudio, studioScope } from '../auth.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
-import { templateView } from './templates.js';
+import { saved, templateView } from './templates.js';
 
 /*
  * The template gallery (docs/templates.md, "Gallery"): ready templates for common senders with
  * sample payloads, and "use this template", which copies one into a bot's templates with a
  * sample as its test_data. Titles, descriptions and sample titles come in the caller's
- * language. Operators only for now (the contract's requireStudio replaces requireAdmin later).
+ * language. Operators and bot developers' studio sessions (who use it for their own bot).
  */
 
 const galleryId = { type: 'string', minLength: 1, maxLength: 64 } as const;
@@ -28,7 +28,7 @@ const viewQuery = compileValidator<{ id: string }>({
   properties: { id: galleryId },
   required: ['id'],
 });
-const useBody = compileValidator<{ id: string; bot_id: string; sample_id?: string; title?: string }>({
+const useBody = compileValidator<{ id: string; bot_id?: string; sample_id?: string; title?: string }>({
   type: 'object',
   properties: {
     id: galleryId,
@@ -36,7 +36,7 @@ const useBody = compileValidator<{ id: string; bot_id: string; sample_id?: strin
     sample_id: galleryId,
     title: { type: 'string', minLength: 1, maxLength: MAX_TITLE_LENGTH },
   },
-  required: ['id', 'bot_id'],
+  required: ['id'],
 });
 
 /** GalleryItem: what the gallery list shows. */
@@ -57,37 +57,31 @@ const detail = (t: GalleryTemplate, lang: Lang) => ({
   samples: t.samples.map((s) => ({ id: s.id, title: s.title[lang], data: s.data, source: s.source })),
 });
 
-const warning = (err: HeraldError, lang: Lang) => ({
-  ...(err.data ?? {}),
-  code: err.code,
-  message: err.localizedMessage(lang),
-});
-
 export function adminGalleryRoutes(router: Router<HeraldState>, deps: Deps): void {
-  const admin = requireAdmin(deps);
+  const studio = requireStudio(deps);
 
-  router.get('/admin/api/gallery/list', admin, async (ctx) => {
+  router.get('/admin/api/gallery/list', studio, async (ctx) => {
     reply(ctx, { items: (await listGallery()).map((t) => item(t, ctx.state.lang)) });
   });
 
-  router.get('/admin/api/gallery/view', admin, async (ctx) => {
+  router.get('/admin/api/gallery/view', studio, async (ctx) => {
     const { id } = viewQuery(ctx.query);
     reply(ctx, { template: detail(await getGalleryTemplate(id), ctx.state.lang) });
   });
 
-  router.post('/admin/api/gallery/use', admin, async (ctx) => {
+  router.post('/admin/api/gallery/use', studio, async (ctx) => {
     const body = useBody(ctx.request.body);
     const lang = ctx.state.lang;
-    const saved = await useGalleryTemplate(deps, {
+    const made = await useGalleryTemplate(deps, studioScope(ctx.state), {
       id: body.id,
       botId: body.bot_id,
       sampleId: body.sample_id,
       title: body.title,
       lang,
     });
-    reply(ctx, {
-      model: { ...templateView(saved.model), bot_id: saved.model.bot_id },
-      warnings: saved.warnings.map((w) => warning(w, lang)),
-    });
+    reply(
+      ctx,
+      saved(made, lang, (t) => ({ ...templateView(t), bot_id: t.bot_id })),
+    );
   });
 }

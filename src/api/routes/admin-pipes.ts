@@ -15,7 +15,7 @@ import {
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
 import type { PipeRateLimit } from '../../store/index.js';
-import { requireAdmin, requireStudio } from '../auth.js';
+import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
@@ -147,13 +147,13 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
    */
   router.get('/admin/api/pipe/captures', studio, async (ctx) => {
     const { id } = idInput(ctx.query);
-    const pipe = await getPipeInScope(deps, id, ctx.state.studio?.botId ?? null);
+    const pipe = await getPipeInScope(deps, id, studioScope(ctx.state).botId);
     reply(ctx, { items: await listCaptures(deps, pipe.id) });
   });
 
   router.post('/admin/api/pipe/captures/clear', studio, async (ctx) => {
     const { id } = idInput(ctx.request.body);
-    const pipe = await getPipeInScope(deps, id, ctx.state.studio?.botId ?? null);
+    const pipe = await getPipeInScope(deps, id, studioScope(ctx.state).botId);
     await clearCaptures(deps, pipe.id);
     reply(ctx, {});
   });

@@ -24,7 +24,7 @@ import { ValidationError } from '../../errors/index.js';
 import { takeTokens } from '../../ratelimit/token-bucket.js';
 import { botRestBucketKey } from '../../redis/keys.js';
 import { TEMPLATE_SORT_FIELDS, type TemplateRecord } from '../../store/index.js';
-import { requireAdmin, requireStudio } from '../auth.js';
+import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
@@ -110,12 +110,11 @@ const SEND_TEST_BUCKET = 'template/send-test';
 export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const studio = requireStudio(deps);
   const admin = requireAdmin(deps);
-  const scopeOf = (state: HeraldState): StudioScope => ({ botId: state.studio?.botId ?? null });
 
   router.get('/admin/api/template/list', studio, async (ctx) => {
     const q = listQuery(ctx.query);
     const { request, sortEcho } = parsePage(ctx.query, Object.keys(TEMPLATE_SORT_FIELDS), 'created_at');
-    const page = await listStudioTemplates(deps, scopeOf(ctx.state), request, {
+    const page = await listStudioTemplates(deps, studioScope(ctx.state), request, {
       ...(q.bot_id !== undefined ? { bot_id: q.bot_id } : {}),
       ...(q.q !== undefined ? { q: q.q } : {}),
       ...(q.status !== undefined ? { status: Number(q.status) } : {}),
@@ -126,22 +125,22 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
 
   router.get('/admin/api/template/view', studio, async (ctx) => {
     const { id } = idQuery(ctx.query);
-    reply(ctx, { template: view((await studioTemplate(deps, scopeOf(ctx.state), id)).template) });
+    reply(ctx, { template: view((await studioTemplate(deps, studioScope(ctx.state), id)).template) });
   });
 
   router.get('/admin/api/template/usage', studio, async (ctx) => {
     const { id } = idQuery(ctx.query);
-    reply(ctx, await templateUsage(deps, scopeOf(ctx.state), id));
+    reply(ctx, await templateUsage(deps, studioScope(ctx.state), id));
   });
 
   router.get('/admin/api/template/channels', studio, async (ctx) => {
     const { bot_id } = botQuery(ctx.query);
-    reply(ctx, { items: await listStudioChannels(deps, scopeOf(ctx.state), bot_id) });
+    reply(ctx, { items: await listStudioChannels(deps, studioScope(ctx.state), bot_id) });
   });
 
   router.post('/admin/api/template/create', studio, async (ctx) => {
     const body = createBody(ctx.request.body);
-    const s = await createStudioTemplate(deps, scopeOf(ctx.state), body.bot_id, {
+    const s = await createStudioTemplate(deps, studioScope(ctx.state), body.bot_id, {
       ...input(body),
       title: body.title,
       content: body.content,
@@ -151,26 +150,26 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
 
   router.post('/admin/api/template/update', studio, async (ctx) => {
     const body = updateBody(ctx.request.body);
-    const s = await updateStudioTemplate(deps, scopeOf(ctx.state), body.id, input(body));
+    const s = await updateStudioTemplate(deps, studioScope(ctx.state), body.id, input(body));
     reply(ctx, saved(s, ctx.state.lang, view));
   });
 
   router.post('/admin/api/template/duplicate', studio, async (ctx) => {
     const body = duplicateBody(ctx.request.body);
-    const s = await duplicateStudioTemplate(deps, scopeOf(ctx.state), body.id, body.title);
+    const s = await duplicateStudioTemplate(deps, studioScope(ctx.state), body.id, body.title);
     reply(ctx, saved(s, ctx.state.lang, view));
   });
 
   router.post('/admin/api/template/delete', studio, async (ctx) => {
     const { id } = idBody(ctx.request.body);
-    await deleteStudioTemplate(deps, scopeOf(ctx.state), id);
+    await deleteStudioTemplate(deps, studioScope(ctx.state), id);
     reply(ctx, {});
   });
 
   // The preview is the studio's costly call: a bot session's share the bot's render budget.
   router.post('/admin/api/template/render', requireStudio(deps, 'template/render'), async (ctx) => {
     const req = renderRequest(ctx.request.body, ctx.request.rawBody);
-    reply(ctx, (await renderStudioTemplate(deps, scopeOf(ctx.state), req)).message);
+    reply(ctx, (await renderStudioTemplate(deps, studioScope(ctx.state), req)).message);
   });
 
   router.post('/admin/api/template/send-test', studio, async (ctx) => {
@@ -184,12 +183,12 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
       ctx.set(rateLimitHeaders(r, SEND_TEST_BUCKET));
       refuseIfLimited(r);
     };
-    reply(ctx, await sendStudioTest(deps, scopeOf(ctx.state), req, admit));
+    reply(ctx, await sendStudioTest(deps, studioScope(ctx.state), req, admit));
   });
 
   router.post('/admin/api/template/submit', studio, async (ctx) => {
     const { id } = idBody(ctx.request.body);
-    reply(ctx, { model: view(await submitStudioTemplate(deps, scopeOf(ctx.state), id)) });
+    reply(ctx, { model: view(await submitStudioTemplate(deps, studioScope(ctx.state), id)) });
   });
 
   // Operators only: a bot session is refused (403) by requireAdmin.

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { HeraldError, type Lang } from '../../errors/index.js';
-import { getBot } from '../bots.js';
 import type { Deps } from '../deps.js';
 import { MAX_TITLE_LENGTH, MSGTYPES } from '../templates/constants.js';
 import { createTemplate, type SavedTemplate } from '../templates/index.js';
+import { type StudioScope, studioBot } from '../templates/studio.js';
 
 /*
  * The gallery: ready templates for common senders, each with sample payloads (src/gallery/,
@@ -168,7 +168,8 @@ export async function getGalleryTemplate(id: string): Promise<GalleryTemplate> {
 
 export interface UseGalleryInput {
   readonly id: string;
-  readonly botId: string;
+  /** The bot whose template it becomes: required of operators; a bot session's own by default. */
+  readonly botId?: string;
   /** Which sample becomes test_data; default the first. */
   readonly sampleId?: string;
   /** Default: the gallery title in `lang`. */
@@ -180,14 +181,18 @@ export interface UseGalleryInput {
  * "Use this template": copies a gallery template into the bot's templates, with the chosen
  * sample as its test_data, through the normal create (compile check, test render warnings).
  */
-export async function useGalleryTemplate(deps: Deps, input: UseGalleryInput): Promise<SavedTemplate> {
+export async function useGalleryTemplate(
+  deps: Deps,
+  scope: StudioScope,
+  input: UseGalleryInput,
+): Promise<SavedTemplate> {
   const template = await getGalleryTemplate(input.id);
   const sample =
     input.sampleId === undefined
       ? template.samples[0]
       : template.samples.find((s) => s.id === input.sampleId);
   if (!sample) throw new GalleryNotFoundError('sample_id');
-  const bot = await getBot(deps, input.botId);
+  const bot = await studioBot(deps, scope, input.botId);
   return createTemplate(deps, bot, {
     title: input.title ?? [...template.title[input.lang]].slice(0, MAX_TITLE_LENGTH).join(''),
     content: template.content,
