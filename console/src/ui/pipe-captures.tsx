@@ -31,7 +31,7 @@ const t = translator({
     refresh: '刷新',
     clear: '清除',
     empty: '还没有捕获到请求。向管道 URL 发送一个请求后刷新（控制台的测试消息不会被捕获）。',
-    count: '{n} 个请求，最新的在前',
+    count: '已保留 {n} 个，最新的在前',
     received: '接收时间',
     contentType: '内容类型',
     size: '大小',
@@ -50,7 +50,7 @@ const t = translator({
     offBody: '已保留的请求会立即删除，之后接受的请求不再保留。',
     offConfirm: '关闭并删除',
     clearTitle: '清除这个管道捕获的请求？',
-    clearBody: '已保留的 {n} 个请求会被删除；捕获仍然开启。此操作无法撤销。',
+    clearBody: '删除已保留的请求（{n} 个）；捕获仍然开启。此操作无法撤销。',
     clearConfirm: '清除',
   },
   'en-US': {
@@ -68,7 +68,7 @@ const t = translator({
     clear: 'Clear',
     empty:
       "No payloads captured yet. Send one to the pipe's URL, then refresh (the console's test message is not captured).",
-    count: '{n} payloads, newest first',
+    count: '{n} kept, newest first',
     received: 'Received',
     contentType: 'Content type',
     size: 'Size',
@@ -87,7 +87,7 @@ const t = translator({
     offBody: 'The payloads it kept are deleted at once, and it keeps none from now on.',
     offConfirm: 'Turn off and delete',
     clearTitle: "Clear this pipe's captured payloads?",
-    clearBody: 'The {n} payloads kept are deleted; capturing stays on. This cannot be undone.',
+    clearBody: 'Deletes the payloads kept ({n}); capturing stays on. This cannot be undone.',
     clearConfirm: 'Clear',
   },
 });
@@ -273,26 +273,30 @@ export function PipeCaptures(props: { pipe: Pipe; onChanged: () => void }) {
       ) : (
         <Loading />
       )}
-      <Confirm
-        open={confirm === 'off'}
-        title={t('offTitle')}
-        confirmLabel={t('offConfirm')}
-        danger
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void setCapture.run(false)}
-      >
-        <p>{t('offBody')}</p>
-      </Confirm>
-      <Confirm
-        open={confirm === 'clear'}
-        title={t('clearTitle')}
-        confirmLabel={t('clearConfirm')}
-        danger
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void clear.run()}
-      >
-        <p>{t('clearBody', { n: formatNumber(items.length) })}</p>
-      </Confirm>
+      {pipe.capture && (
+        <>
+          <Confirm
+            open={confirm === 'off'}
+            title={t('offTitle')}
+            confirmLabel={t('offConfirm')}
+            danger
+            onCancel={() => setConfirm(null)}
+            onConfirm={() => void setCapture.run(false)}
+          >
+            <p>{t('offBody')}</p>
+          </Confirm>
+          <Confirm
+            open={confirm === 'clear'}
+            title={t('clearTitle')}
+            confirmLabel={t('clearConfirm')}
+            danger
+            onCancel={() => setConfirm(null)}
+            onConfirm={() => void clear.run()}
+          >
+            <p>{t('clearBody', { n: formatNumber(items.length) })}</p>
+          </Confirm>
+        </>
+      )}
     </section>
   );
 }
