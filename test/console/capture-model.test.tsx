@@ -214,7 +214,8 @@ describe('the captured payloads view', () => {
     expect(tags(html).filter((t) => t === 'details')).toHaveLength(3);
     expect(tags(html).filter((t) => t === 'summary')).toHaveLength(3);
     expect(html).toContain('datetime="2025-01-03T00:00:00.000Z"');
-    expect(text).toContain('1.5 KB');
+    expect(text).toContain('1.5 KB (1,536 B)');
+    expect(text).not.toContain('0 B (0 B)');
     expect(text).toContain('Push Hook');
     expect(text).toContain('user-agent');
     expect(text).toContain('GitLab/17.0.0');

@@ -141,7 +141,8 @@ export function CaptureItem(props: { capture: Capture }) {
           <dd>{c.content_type ?? t('noType')}</dd>
           <dt>{t('size')}</dt>
           <dd>
-            {formatBytes(c.size, lang.value)} ({formatNumber(c.size)} B)
+            {formatBytes(c.size, lang.value)}
+            {c.size >= 1024 && ` (${formatNumber(c.size)} B)`}
           </dd>
           {event !== null && (
             <>
