@@ -395,6 +395,8 @@ const ROUTES = [
   `deliveries/${sentIds[0]}`,
   'templates',
   'gallery',
+  // The template studio with the editor (a new KMarkdown template: the markdown language's chunk).
+  `templates/new?bot_id=${deployBot.id}`,
 ];
 const routeJs: { route: string; added: string[] }[] = [];
 for (const route of [...ROUTES.map((r) => `/console/${r}`), '/console/queues/']) {

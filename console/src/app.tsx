@@ -66,7 +66,8 @@ const ROUTES: readonly { pattern: string; load: Loader }[] = [
   { pattern: 'deliveries', load: () => import('./screens/deliveries.tsx') },
   { pattern: 'deliveries/:msgId', load: () => import('./screens/delivery.tsx') },
   { pattern: 'templates', load: () => import('./screens/templates.tsx') },
-  // `templates/new` is the studio too, creating (helper D's screen).
+  // The template studio; `new` first, as `templates/:id` would also match it.
+  { pattern: 'templates/new', load: () => import('./screens/template.tsx') },
   { pattern: 'templates/:id', load: () => import('./screens/template.tsx') },
   { pattern: 'gallery', load: () => import('./screens/gallery.tsx') },
   { pattern: 'gallery/:id', load: () => import('./screens/gallery-item.tsx') },
