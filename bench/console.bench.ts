@@ -393,6 +393,8 @@ const ROUTES = [
   `pipes/${deploys.id}`,
   'deliveries',
   `deliveries/${sentIds[0]}`,
+  'templates',
+  'gallery',
   // The template studio with the editor (a new KMarkdown template: the markdown language's chunk).
   `templates/new?bot_id=${deployBot.id}`,
 ];

@@ -4,8 +4,15 @@
 // alternating baseline and Herald runs. Each server is its own child process on loopback; this
 // process only drives the load (autocannon). Bounded: ROUNDS x 2 runs of SECONDS each.
 // Not a test: it prints numbers and the ratio Herald/baseline (goal: >= 1.0x, p99 < 25 ms).
+//
+// Herald runs twice per round, on two pipes of the same server: one that captures its payloads
+// (the default, docs/pipes.md "Captured payloads") and one with capture off; the ratio of the
+// two, per round, is what capturing costs. BENCH_BODY_FILE=<json file> sends that file instead
+// of the small KMarkdown body, to a pipe with a template (the whole body is its input; the
+// baseline then checks only that the body is an object, and queues all of it).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { cpuPerMessage, cpuTimes, pidOnPort } from './lib/cpu.js';
@@ -14,7 +21,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 64;
 const WARMUP_SECONDS = 2;
-const BODY = JSON.stringify({ content: 'Pipeline **#4711** passed on `main` in 3m 12s' });
+const BODY_FILE = process.env.BENCH_BODY_FILE;
+const BODY = BODY_FILE
+  ? readFileSync(BODY_FILE, 'utf8')
+  : JSON.stringify({ content: 'Pipeline **#4711** passed on `main` in 3m 12s' });
 
 interface CannonResult {
   requests: { average: number; total: number };
@@ -41,10 +51,14 @@ function startServer(kind: 'herald' | 'baseline', env: Record<string, string>) {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );
-  return new Promise<{ child: ChildProcess; port: number; token: string }>((resolve, reject) => {
-    child.once('message', (m: { port: number; token: string }) => resolve({ child, ...m }));
-    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
-  });
+  return new Promise<{ child: ChildProcess; port: number; token: string; tokenNoCapture: string }>(
+    (resolve, reject) => {
+      child.once('message', (m: { port: number; token: string; tokenNoCapture: string }) =>
+        resolve({ child, ...m }),
+      );
+      child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
+    },
+  );
 }
 
 /** The child's CPU time so far (user + system), in µs. */
@@ -111,33 +125,45 @@ async function main() {
   const herald = await startServer('herald', env);
   const baseline = await startServer('baseline', env);
   try {
-    const heraldUrl = `http://127.0.0.1:${herald.port}/api/v3/message/send-pipemsg?access_token=${herald.token}`;
+    const sendUrl = (token: string) =>
+      `http://127.0.0.1:${herald.port}/api/v3/message/send-pipemsg?access_token=${token}`;
+    const heraldUrl = sendUrl(herald.token);
+    const noCaptureUrl = sendUrl(herald.tokenNoCapture);
     const baselineUrl = `http://127.0.0.1:${baseline.port}/ingest?access_token=${herald.token}`;
     process.stdout.write(
-      `send-pipemsg vs baseline: ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each, alternating\n`,
+      `send-pipemsg vs baseline: ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each, alternating; ` +
+        `body ${Buffer.byteLength(BODY)} bytes${BODY_FILE ? ` (${BODY_FILE})` : ''}\n`,
     );
     await run(baseline.child, baselineUrl, WARMUP_SECONDS);
     await run(herald.child, heraldUrl, WARMUP_SECONDS);
+    await run(herald.child, noCaptureUrl, WARMUP_SECONDS);
+    type Name = 'baseline' | 'herald' | 'no-capture';
     const rows: Record<
-      'baseline' | 'herald',
+      Name,
       Array<{ rps: number; p50: number; p99: number; cpuUs: number; others: string }>
     > = {
       baseline: [],
       herald: [],
+      'no-capture': [],
     };
     for (let i = 0; i < ROUNDS; i++) {
-      for (const [name, server, url] of [
-        ['baseline', baseline.child, baselineUrl],
+      // The two Herald runs swap places every round, so neither always follows the baseline.
+      const heraldRuns = [
         ['herald', herald.child, heraldUrl],
-      ] as const) {
+        ['no-capture', herald.child, noCaptureUrl],
+      ] as const;
+      for (const [name, server, url] of [
+        ['baseline', baseline.child, baselineUrl] as const,
+        ...(i % 2 === 0 ? heraldRuns : [...heraldRuns].reverse()),
+      ]) {
         const r = await run(server, url, SECONDS);
         rows[name].push(r);
         process.stdout.write(
-          `  round ${i + 1} ${name.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req (${r.others})\n`,
+          `  round ${i + 1} ${name.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req (${r.others})\n`,
         );
       }
     }
-    const summary = (name: 'baseline' | 'herald') => ({
+    const summary = (name: Name) => ({
       rps: median(rows[name].map((r) => r.rps)),
       p50: median(rows[name].map((r) => r.p50)),
       p99: median(rows[name].map((r) => r.p99)),
@@ -145,15 +171,19 @@ async function main() {
     });
     const b = summary('baseline');
     const h = summary('herald');
-    // Runs alternate, so each round's pair saw the same machine; the median of the per-round
+    const n = summary('no-capture');
+    // Runs alternate, so each round's runs saw the same machine; the median of the per-round
     // ratios is steadier than a ratio of medians when other work shares the CPU.
-    const ratio = median(rows.herald.map((r, k) => r.rps / rows.baseline[k]!.rps));
-    const cpuRatio = median(rows.herald.map((r, k) => r.cpuUs / rows.baseline[k]!.cpuUs));
+    const ratioOf = (x: Name, y: Name, field: 'rps' | 'cpuUs') =>
+      median(rows[x].map((r, k) => r[field] / rows[y][k]![field]));
     process.stdout.write(
-      `median baseline ${b.rps.toFixed(0)} req/s (p50 ${b.p50} ms, p99 ${b.p99} ms, ${b.cpuUs.toFixed(0)} µs CPU/req)\n` +
-        `median herald   ${h.rps.toFixed(0)} req/s (p50 ${h.p50} ms, p99 ${h.p99} ms, ${h.cpuUs.toFixed(0)} µs CPU/req)\n` +
-        `ratio herald/baseline (median of rounds): ${ratio.toFixed(2)}x req/s (goal >= 1.00x), ` +
-        `${cpuRatio.toFixed(2)}x server CPU per request; herald p99 ${h.p99} ms (goal < 25 ms)\n`,
+      `median baseline   ${b.rps.toFixed(0)} req/s (p50 ${b.p50} ms, p99 ${b.p99} ms, ${b.cpuUs.toFixed(0)} µs CPU/req)\n` +
+        `median herald     ${h.rps.toFixed(0)} req/s (p50 ${h.p50} ms, p99 ${h.p99} ms, ${h.cpuUs.toFixed(0)} µs CPU/req)\n` +
+        `median no-capture ${n.rps.toFixed(0)} req/s (p50 ${n.p50} ms, p99 ${n.p99} ms, ${n.cpuUs.toFixed(0)} µs CPU/req)\n` +
+        `ratio herald/baseline (median of rounds): ${ratioOf('herald', 'baseline', 'rps').toFixed(2)}x req/s (goal >= 1.00x), ` +
+        `${ratioOf('herald', 'baseline', 'cpuUs').toFixed(2)}x server CPU per request; herald p99 ${h.p99} ms (goal < 25 ms)\n` +
+        `ratio capture on/off (median of rounds): ${ratioOf('herald', 'no-capture', 'rps').toFixed(2)}x req/s, ` +
+        `${ratioOf('herald', 'no-capture', 'cpuUs').toFixed(2)}x server CPU per request\n`,
     );
   } finally {
     baseline.child.kill('SIGTERM');
@@ -162,7 +192,10 @@ async function main() {
   }
 }
 
-/** Herald's web process with one pipe (a budget the load cannot exhaust). */
+/**
+ * Herald's web process with two pipes (budgets the load cannot exhaust): one capturing its
+ * payloads (the default), one not. With BENCH_BODY_FILE both have a template.
+ */
 async function serveHerald() {
   const { createHttpHandler } = await import('../src/api/app.js');
   const { listen } = await import('../src/http/server.js');
@@ -182,15 +215,25 @@ async function serveHerald() {
   const guild = await createGuild(res, { name: 'bench', user_id: owner });
   const channel = await createChannel(res, { guild_id: guild.id, name: 'ci', type: 1 });
   await addMember(res, guild.id, bot.user_id);
-  const { access_token } = await createPipe(res, {
-    bot_id: bot.id,
-    title: 'bench',
-    channel_id: channel.id,
-    rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
-  });
+  const { createTemplate } = await import('../src/domain/templates/index.js');
+  const template = BODY_FILE
+    ? (await createTemplate(res, bot, { title: 'bench', content: '{{ data | length }} fields', msgtype: 1 }))
+        .model
+    : null;
+  const pipe = (capture: boolean) =>
+    createPipe(res, {
+      bot_id: bot.id,
+      title: 'bench',
+      channel_id: channel.id,
+      template_id: template?.id ?? null,
+      rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
+      capture,
+    });
+  const { access_token } = await pipe(true);
+  const { access_token: tokenNoCapture } = await pipe(false);
   const server = await listen(createHttpHandler(res), 0, '127.0.0.1');
   answerCpu();
-  process.send?.({ port: server.port, token: access_token });
+  process.send?.({ port: server.port, token: access_token, tokenNoCapture });
   process.on('SIGTERM', async () => {
     await server.close(1_000);
     await res.pipeRuntime.queue.obliterate({ force: true }).catch(() => {});
@@ -223,11 +266,11 @@ async function serveBaseline() {
   const producer = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
   await producer.connect();
   const queue = new Queue('baseline', { connection: producer, prefix });
-  const validate = new Ajv().compile({
-    type: 'object',
-    properties: { content: { type: 'string', minLength: 1 } },
-    required: ['content'],
-  });
+  const validate = new Ajv().compile(
+    BODY_FILE
+      ? { type: 'object' }
+      : { type: 'object', properties: { content: { type: 'string', minLength: 1 } }, required: ['content'] },
+  );
   const app = new Koa();
   app.use(koaBody({ jsonLimit: 1024 * 1024 }));
   app.use(async (ctx) => {
@@ -237,7 +280,8 @@ async function serveBaseline() {
     }
     const pipe = await redis.get(`${prefix}:token`);
     const msgId = randomUUID();
-    await queue.add('m', { msg_id: msgId, pipe, input: ctx.request.body.content }, { jobId: msgId });
+    const input = BODY_FILE ? ctx.request.body : ctx.request.body.content;
+    await queue.add('m', { msg_id: msgId, pipe, input }, { jobId: msgId });
     ctx.body = {
       code: 0,
       message: '操作成功',
@@ -248,7 +292,11 @@ async function serveBaseline() {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address();
   answerCpu();
-  process.send?.({ port: typeof address === 'object' && address ? address.port : 0, token: '' });
+  process.send?.({
+    port: typeof address === 'object' && address ? address.port : 0,
+    token: '',
+    tokenNoCapture: '',
+  });
   process.on('SIGTERM', async () => {
     server.close();
     await queue.obliterate({ force: true }).catch(() => {});

@@ -1,5 +1,5 @@
-// Copies the non-TypeScript files the code loads at run time (Lua scripts) from src/ to dist/,
-// since tsc only emits JavaScript.
+// Copies the non-TypeScript files the code loads at run time (Lua scripts, and the template
+// gallery's data folder src/gallery) from src/ to dist/, since tsc only emits JavaScript.
 import { cpSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,3 +14,5 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
   const from = join(entry.parentPath, entry.name);
   cpSync(from, join(dist, relative(src, from)));
 }
+// The gallery (src/domain/gallery reads it next to itself: dist/gallery when built).
+cpSync(join(src, 'gallery'), join(dist, 'gallery'), { recursive: true });

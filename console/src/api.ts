@@ -16,6 +16,19 @@ export class ApiError extends Error {
   }
 }
 
+/** Who signed in: the operators (ADMIN_TOKEN), or a bot's developer with the bot's token. */
+export type Role = 'operator' | 'bot';
+/** How the sign-in form names the token it sends (`kind` in POST /console/api/session). */
+export type SignInKind = Role;
+
+/** A signed-in session: a bot session also names its bot, the only one it may see. */
+export interface SignedIn {
+  state: 'signed-in';
+  csrf: string;
+  role: Role;
+  bot?: { id: string; name: string };
+}
+
 /**
  * The session as the app knows it. The CSRF token lives only in memory: a reload asks the server
  * for it again with the HttpOnly cookie, which script cannot read. `unavailable`: Herald could
@@ -23,12 +36,14 @@ export class ApiError extends Error {
  * what it answered.
  */
 export const session = signal<
-  | { state: 'unknown' | 'signed-out' }
-  | { state: 'signed-in'; csrf: string }
-  | { state: 'unavailable'; detail: string }
+  { state: 'unknown' | 'signed-out' } | SignedIn | { state: 'unavailable'; detail: string }
 >({
   state: 'unknown',
 });
+
+/** The signed-in role, or null while not signed in. */
+export const roleOf = (s: (typeof session)['value']): Role | null =>
+  s.state === 'signed-in' ? s.role : null;
 
 type Query = Record<string, string | number | boolean | null | undefined>;
 
@@ -85,9 +100,22 @@ export const api = {
   del: <T>(path: string) => call<T>('DELETE', path),
 };
 
-interface SessionInfo {
+export interface SessionInfo {
   csrf_token: string;
   idle_timeout_s: number;
+  role?: Role;
+  bot?: { id: string; name: string } | null;
+}
+
+/**
+ * The app's session from Herald's answer. An answer without `role` (a server from before bot
+ * sign-in) is an operator's; a bot session without its bot named is taken as it says, with no bot.
+ */
+export function signedIn(info: SessionInfo): SignedIn {
+  const role: Role = info.role === 'bot' ? 'bot' : 'operator';
+  const s: SignedIn = { state: 'signed-in', csrf: info.csrf_token, role };
+  if (role === 'bot' && info.bot) s.bot = { id: info.bot.id, name: info.bot.name };
+  return s;
 }
 
 /** How long the app waits before asking again for a session Herald could not read, in ms. */
@@ -111,7 +139,7 @@ export async function restoreSession(wait: (ms: number) => Promise<void> = sleep
   for (;;) {
     try {
       const info = await api.get<SessionInfo>(SESSION_PATH);
-      session.value = { state: 'signed-in', csrf: info.csrf_token };
+      session.value = signedIn(info);
       return;
     } catch (err) {
       if (!isUnavailable(err)) {
@@ -124,9 +152,10 @@ export async function restoreSession(wait: (ms: number) => Promise<void> = sleep
   }
 }
 
-export async function signIn(token: string): Promise<void> {
-  const info = await api.post<SessionInfo>(SESSION_PATH, { token });
-  session.value = { state: 'signed-in', csrf: info.csrf_token };
+/** Signs in with the operators' token or, `kind: 'bot'`, a bot's token (a session bound to that bot). */
+export async function signIn(token: string, kind: SignInKind = 'operator'): Promise<void> {
+  const info = await api.post<SessionInfo>(SESSION_PATH, { token, kind });
+  session.value = signedIn(info);
 }
 
 export async function signOut(): Promise<void> {

@@ -18,6 +18,8 @@ export interface Pipe {
   readonly enabled: boolean;
   readonly rate_limit: RateLimit | null;
   readonly rate_limit_in_force: RateLimit;
+  /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
+  readonly capture: boolean;
   readonly created_at: number;
   readonly updated_at: number;
 }

@@ -12,6 +12,7 @@ import { requestContext } from './middleware/request-context.js';
 import { adminBotRoutes } from './routes/admin-bots.js';
 import { adminDeliveryRoutes } from './routes/admin-deliveries.js';
 import { adminDirectoryRoutes } from './routes/admin-directory.js';
+import { adminGalleryRoutes } from './routes/admin-gallery.js';
 import { adminIntimacyRoutes } from './routes/admin-intimacy.js';
 import { adminOverviewRoutes } from './routes/admin-overview.js';
 import { adminPipeRoutes } from './routes/admin-pipes.js';
@@ -77,6 +78,7 @@ function createKoaApp(deps: PipeDeps): Koa<HeraldState> {
   messageRoutes(router, deps);
   adminDeliveryRoutes(router, deps);
   adminTemplateRoutes(router, deps);
+  adminGalleryRoutes(router, deps);
   adminIntimacyRoutes(router, deps);
   adminOverviewRoutes(router, deps);
   metricsRoutes(router, deps);

@@ -2,9 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { authenticateBot } from '../domain/bots.js';
 import type { Deps } from '../domain/deps.js';
+import type { StudioScope } from '../domain/templates/studio.js';
 import { HeraldError } from '../errors/index.js';
 import { takeTokens } from '../ratelimit/token-bucket.js';
 import { botRestBucketKey } from '../redis/keys.js';
+import type { BotRecord } from '../store/index.js';
 import { readSessionCookie } from './console/cookie.js';
 import { csrfMatches, isStateChanging } from './console/csrf.js';
 import { touchSession } from './console/session-store.js';
@@ -36,25 +38,38 @@ export function adminTokenCheck(deps: Deps): (given: string) => boolean {
 }
 
 /**
- * Operators: `Authorization: Bearer <ADMIN_TOKEN>` (scripts), else the console's session cookie
- * (src/api/console). A cookie is sent by the browser whoever made the page, so a state change
- * authenticated by it must also carry the session's X-CSRF-Token, which only the console's own
- * page can read. Throws when the caller is not an operator.
+ * Who calls the admin API: the operators' token (`Authorization: Bearer <ADMIN_TOKEN>`, scripts),
+ * else the console's session cookie (src/api/console), an operator's or a bot's (the studio's).
+ * A cookie is sent by the browser whoever made the page, so a state change authenticated by it
+ * must also carry the session's X-CSRF-Token, which only the console's own page can read. Answers
+ * the bot of a bot session, null for an operator; throws when the caller is neither.
  */
-export function adminAuthenticator(deps: Deps): (ctx: Context) => Promise<void> {
+function consoleCaller(deps: Deps): (ctx: Context) => Promise<BotRecord | null> {
   const isAdminToken = adminTokenCheck(deps);
   return async (ctx) => {
     const given = credential(ctx.get('Authorization'), 'Bearer');
     if (given !== undefined) {
       if (!isAdminToken(given)) throw new HeraldError('INVALID_TOKEN');
-      return;
+      return null;
     }
     const cookie = deps.config.console ? readSessionCookie(ctx, deps.config.consoleSecureCookie) : undefined;
-    const session = cookie === undefined ? undefined : await touchSession(deps, cookie);
-    if (session === undefined) throw new HeraldError('UNAUTHENTICATED');
-    if (isStateChanging(ctx.method) && !csrfMatches(ctx.get('X-CSRF-Token'), session.csrf_token)) {
+    const active = cookie === undefined ? undefined : await touchSession(deps, cookie);
+    if (active === undefined) throw new HeraldError('UNAUTHENTICATED');
+    if (isStateChanging(ctx.method) && !csrfMatches(ctx.get('X-CSRF-Token'), active.session.csrf_token)) {
       throw new HeraldError('CSRF_REJECTED');
     }
+    return active.bot;
+  };
+}
+
+/**
+ * Operators only (consoleCaller): a bot session is a known caller that may not do this, 403
+ * FORBIDDEN. Throws when the caller is not an operator.
+ */
+export function adminAuthenticator(deps: Deps): (ctx: Context) => Promise<void> {
+  const caller = consoleCaller(deps);
+  return async (ctx) => {
+    if ((await caller(ctx)) !== null) throw new HeraldError('FORBIDDEN');
   };
 }
 
@@ -64,6 +79,35 @@ export function requireAdmin(deps: Deps): Middleware<HeraldState> {
   const body = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
     await authenticate(ctx);
+    await body(ctx, next);
+  };
+}
+
+/**
+ * The template studio's guard (/admin/api/template/*): an operator, or a bot session, which sees
+ * only its own bot's templates. Leaves `ctx.state.studio` (botId null for an operator), then
+ * reads the body. With `bucket`, a bot session's calls take the bot's REST budget for that
+ * bucket, as the bot's own calls to the same work do (requireBot); operators are not metered.
+ */
+/** The scope of a request that passed requireStudio: its bot session's bot, or every bot (an operator). */
+export const studioScope = (state: HeraldState): StudioScope => ({ botId: state.studio?.botId ?? null });
+
+export function requireStudio(deps: Deps, bucket?: string): Middleware<HeraldState> {
+  const caller = consoleCaller(deps);
+  const body = jsonBody(deps.config.bodyLimitBytes);
+  const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
+  return async (ctx, next) => {
+    const bot = await caller(ctx);
+    if (bot && bucket !== undefined) {
+      const r = await takeTokens(
+        deps.redis,
+        botRestBucketKey(deps.config.redisPrefix, bot.id, bucket),
+        limit,
+      );
+      ctx.set(rateLimitHeaders(r, bucket));
+      refuseIfLimited(r);
+    }
+    ctx.state.studio = { botId: bot?.id ?? null, bot };
     await body(ctx, next);
   };
 }

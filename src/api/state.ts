@@ -9,4 +9,6 @@ export interface HeraldState {
   errorId?: string;
   /** Set by bot authentication. */
   bot?: BotRecord;
+  /** Set by requireStudio: whose templates the caller may see (botId null: an operator, every bot's). */
+  studio?: { readonly botId: string | null; readonly bot: BotRecord | null };
 }

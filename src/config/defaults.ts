@@ -103,6 +103,12 @@ export const MAX_RENDERED_RETENTION_DAYS = 3650;
 export const DEFAULT_BOT_MESSAGE_CAPACITY = 20;
 /** Bot message budget when the bot sets none: refill, in tokens per second. */
 export const DEFAULT_BOT_MESSAGE_PER_SECOND = 5;
+/**
+ * Rate-limiter cost of one message sent with an approved template (a normal message costs 1):
+ * what an operator's approval grants when it names no consumption of its own. Half: an approved
+ * template's messages go out twice as fast under the bot's limit.
+ */
+export const DEFAULT_APPROVED_TEMPLATE_CONSUMPTION = 0.5;
 /** How long an operator's console session lives without use, in seconds (each call renews it). */
 export const DEFAULT_CONSOLE_SESSION_IDLE_S = 30 * 60;
 /** Longest CONSOLE_SESSION_IDLE_S an operator may set, in seconds (1 day). */
@@ -127,3 +133,27 @@ export const DEFAULT_TRUST_PROXY = false;
 export const DEFAULT_TRUST_PROXY_HOPS = 1;
 /** Most TRUST_PROXY_HOPS an operator may set (proxies in front of Herald). */
 export const MAX_TRUST_PROXY_HOPS = 16;
+
+/**
+ * Captured payloads (docs/pipes.md, "Captured payloads"): how many of a pipe's latest accepted
+ * payloads Redis keeps (20: a day of a busy CI, enough to pick a sample from). 0 keeps none on
+ * any pipe. Each pipe can keep up to this many times CAPTURE_MAX_BYTES in Redis, so this bounds
+ * Redis memory: pipes x items x (bytes + a few hundred for metadata and headers).
+ */
+export const DEFAULT_CAPTURE_MAX_ITEMS = 20;
+/** Most CAPTURE_MAX_ITEMS an operator may set. */
+export const MAX_CAPTURE_MAX_ITEMS = 1000;
+/**
+ * Largest body a capture keeps, in bytes (64 KiB: most webhook events; a large GitLab push is
+ * bigger). A bigger body is captured without its text (`body: null`, `too_large: true`). 0 keeps
+ * metadata only.
+ */
+export const DEFAULT_CAPTURE_MAX_BYTES = 64 * 1024;
+/**
+ * How long each capture is kept, in seconds (7 days, like a dead message's replay input). Redis
+ * expires each one on its own.
+ */
+export const DEFAULT_CAPTURE_TTL_S = 7 * 24 * 60 * 60;
+/** Shortest and longest CAPTURE_TTL_S an operator may set, in seconds (1 min, 90 days). */
+export const MIN_CAPTURE_TTL_S = 60;
+export const MAX_CAPTURE_TTL_S = 90 * 24 * 60 * 60;

@@ -43,6 +43,11 @@ export interface Config {
   readonly sentLogClaimIdleMs: number;
   /** How many days after sending a sent record keeps the message as sent; 0: none past a sweep. */
   readonly renderedRetentionDays: number;
+  /**
+   * Rate-limiter cost of one message with an approved template, when the approval names none:
+   * above 0, at most 1 (a normal message's cost).
+   */
+  readonly approvedTemplateConsumption: number;
   /** Whether the web process serves the operator console at /console/ (CONSOLE=on|off). */
   readonly console: boolean;
   /** The built console (index.html and assets/), an absolute path. */
@@ -57,6 +62,12 @@ export interface Config {
   readonly trustProxy: boolean;
   /** With trustProxy, how many X-Forwarded-For entries from the right trusted proxies wrote. */
   readonly trustProxyHops: number;
+  /** Accepted payloads each capturing pipe keeps (newest first); 0: none on any pipe. */
+  readonly captureMaxItems: number;
+  /** Largest body a capture keeps, in bytes; bigger ones are kept without their text. */
+  readonly captureMaxBytes: number;
+  /** How long each capture lives, in seconds. */
+  readonly captureTtlS: number;
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -82,6 +93,17 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`config: ${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+/** A number above 0 and at most `max`, written as a decimal (`0.5`, `1`, `.25`). */
+function fraction(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^(\d+\.?\d*|\.\d+)$/.test(raw) || !(value > 0 && value <= max)) {
+    throw new ConfigError(`config: ${name} must be a number above 0 and at most ${max} (got "${raw}")`);
+  }
+  return value;
 }
 
 function url(env: Env, name: string, fallback: string, protocols: readonly string[]): string {
@@ -205,6 +227,12 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
       0,
       D.MAX_RENDERED_RETENTION_DAYS,
     ),
+    approvedTemplateConsumption: fraction(
+      env,
+      'APPROVED_TEMPLATE_CONSUMPTION',
+      D.DEFAULT_APPROVED_TEMPLATE_CONSUMPTION,
+      1,
+    ),
     console: onOff(env, 'CONSOLE', true),
     consoleDir,
     consoleSessionIdleS: int(
@@ -224,5 +252,8 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     consoleSecureCookie: new URL(publicUrl).protocol === 'https:',
     trustProxy: onOff(env, 'TRUST_PROXY', D.DEFAULT_TRUST_PROXY),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', D.DEFAULT_TRUST_PROXY_HOPS, 1, D.MAX_TRUST_PROXY_HOPS),
+    captureMaxItems: int(env, 'CAPTURE_MAX_ITEMS', D.DEFAULT_CAPTURE_MAX_ITEMS, 0, D.MAX_CAPTURE_MAX_ITEMS),
+    captureMaxBytes: int(env, 'CAPTURE_MAX_BYTES', D.DEFAULT_CAPTURE_MAX_BYTES, 0, D.MAX_BODY_LIMIT_BYTES),
+    captureTtlS: int(env, 'CAPTURE_TTL_S', D.DEFAULT_CAPTURE_TTL_S, D.MIN_CAPTURE_TTL_S, D.MAX_CAPTURE_TTL_S),
   };
 }

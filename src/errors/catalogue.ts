@@ -101,6 +101,14 @@ export const CATALOGUE = {
     'Template review: cannot {action} a template in status {status}',
   ),
 
+  // 40023-40029: templates in the studio and on send-pipemsg (issue 19).
+  TEMPLATE_TYPE_MISMATCH: def(
+    40023,
+    400,
+    'type={type} 与管道模板 {id} 的消息格式不符（该模板生成 type={expected} 的消息）：请去掉 type 或改为 {expected}',
+    "type={type} disagrees with the format of the pipe's template {id} (it makes type={expected} messages): omit type or send {expected}",
+  ),
+
   // 40050-40059: pipe message delivery (issue 6).
   DELIVERY_INPUT_INVALID: def(
     40050,
@@ -244,6 +252,13 @@ export const CATALOGUE = {
     '管道 {pipe_id} 绑定的模板 {template_id} 没有测试数据（test_data），请先为模板设置测试数据',
     "Template {template_id} of pipe {pipe_id} has no test_data; set the template's test_data first",
   ),
+  // The studio's test message (template/send-test): the bot's state prevents it.
+  TEMPLATE_TEST_BOT_DISABLED: def(
+    40933,
+    409,
+    '机器人 {bot_id} 已停用，启用后才能发送测试消息',
+    'The bot {bot_id} is disabled; enable it to send a test message',
+  ),
   REQUEST_TIMEOUT: def(40800, 408, '请求未能及时完整送达', 'The request did not arrive in time'),
   BODY_TOO_LARGE: def(41300, 413, '请求体过大，最多 {limit}', 'Request body too large, at most {limit}'),
   CHUNK_EXTENSIONS_TOO_LARGE: def(
@@ -359,6 +374,11 @@ export const DELIVERY_REASONS = {
   TEMPLATE_DELETED: reason('TEMPLATE_DELETED', false),
   /** The pipe's template is banned. */
   TEMPLATE_BANNED: reason('TEMPLATE_BANNED', false),
+  /**
+   * The message's `type` disagrees with the format of its template (the template's msgtype was
+   * changed after the message was accepted; the door refuses the rest).
+   */
+  TYPE_MISMATCH: reason('TEMPLATE_TYPE_MISMATCH', false),
   /** The target channel no longer exists. */
   CHANNEL_NOT_FOUND: reason('DELIVERY_TARGET_INVALID', false),
   /** The target is not a text channel of the pipe's server. */

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { asRedisDependencyError } from '../ratelimit/redis-errors.js';
 import { type JobSnapshot, readJobSnapshot } from './job-snapshot.js';
 import { PIPE_JOB_NAME, type PipeJob, type PipeQueue } from './pipe-messages.js';
@@ -9,6 +11,20 @@ export interface QueueCounts {
   readonly delayed: number;
   readonly active: number;
   readonly failed: number;
+}
+
+const TEMPLATE_JOBS_LUA = readFileSync(new URL('./template-jobs.lua', import.meta.url), 'utf8');
+const TEMPLATE_JOBS_COMMAND = 'heraldTemplateJobs';
+type TemplateJobsCommand = (...keysThenArgs: string[]) => Promise<[number, number]>;
+
+/** Most unfinished jobs countUnfinishedWithTemplate reads (each is one hash read inside Redis). */
+export const TEMPLATE_JOBS_SCAN_MAX = 20_000;
+
+/** Unfinished jobs that name a template, of those read. */
+export interface TemplateJobCount {
+  readonly count: number;
+  /** More jobs were unfinished than the count read (TEMPLATE_JOBS_SCAN_MAX): count is a floor. */
+  readonly capped: boolean;
 }
 
 /**
@@ -79,6 +95,41 @@ export class PipeMessages {
       active: c.active ?? 0,
       failed: c.failed ?? 0,
     };
+  }
+
+  /**
+   * How many messages not yet sent (their jobs waiting, delayed or active) were accepted with
+   * template `templateId` (their job's template_id): those that a deletion or a ban of it would
+   * fail. Counted inside Redis (template-jobs.lua), at most `scanMax` jobs read.
+   */
+  async countUnfinishedWithTemplate(
+    templateId: string,
+    scanMax = TEMPLATE_JOBS_SCAN_MAX,
+  ): Promise<TemplateJobCount> {
+    try {
+      const client = (await this.queue.client) as unknown as Redis &
+        Record<typeof TEMPLATE_JOBS_COMMAND, TemplateJobsCommand | undefined>;
+      if (!client[TEMPLATE_JOBS_COMMAND]) {
+        client.defineCommand(TEMPLATE_JOBS_COMMAND, { lua: TEMPLATE_JOBS_LUA, numberOfKeys: 5 });
+      }
+      const k = this.queue.keys;
+      const [count, capped] = await (client[TEMPLATE_JOBS_COMMAND] as TemplateJobsCommand)(
+        k.wait as string,
+        k.paused as string,
+        k.prioritized as string,
+        k.delayed as string,
+        k.active as string,
+        this.queue.toKey(''),
+        // BullMQ stores a job's data as JSON.stringify wrote it: no space, and a template id
+        // ([0-9A-Za-z]) needs no escape. Inside a string value a quote is escaped, so this text
+        // can only be the job's own template_id member.
+        `"template_id":${JSON.stringify(templateId)}`,
+        String(scanMax),
+      );
+      return { count, capped: capped === 1 };
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
   }
 
   /** The ids of the newest `limit` dead (failed) jobs. */

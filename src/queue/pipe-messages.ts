@@ -19,6 +19,7 @@ export const PIPE_JOB_NAME = 'pipe-message';
 export interface PipeJob {
   /** The message id answered to the sender (a UUID); also the BullMQ job id. */
   msg_id: string;
+  /** The pipe it came through; STUDIO_TEST_PIPE_ID for the template studio's test message. */
   pipe_id: string;
   bot_id: string;
   /** Target channel: the pipe's channel or the validated `target_id`. */
@@ -46,6 +47,14 @@ export interface PipeJob {
   /** When the web process accepted it, in ms since the epoch (the answer's msg_timestamp). */
   accepted_at: number;
 }
+
+/**
+ * pipe_id of a message that came through no pipe: the template studio's "send to test channel"
+ * (src/domain/templates/studio-send.ts). It carries the message already rendered, with no
+ * template (template_id null, `type` the rendered format), and goes to any text channel of a
+ * server the bot has joined; its record's pipe_id is this too.
+ */
+export const STUDIO_TEST_PIPE_ID = '';
 
 /**
  * How many times a job may stall (its worker died) before it fails with reason STALLED instead

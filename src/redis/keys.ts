@@ -36,6 +36,12 @@ export const messageReservationKey = (prefix: string, msgId: string): string => 
 /** One Idempotency-Key of one pipe, by the key's SHA-256 (the key itself may be any length). */
 export const pipeIdempotencyKey = (prefix: string, pipeId: string, keyHash: string): string =>
   `${prefix}:pipe-idem:${pipeId}:${keyHash}`;
+/** The ids of a pipe's captured payloads, newest first (domain/pipes/captures.ts). */
+export const pipeCapturesKey = (prefix: string, pipeId: string): string =>
+  `${prefix}:pipe-captures:${pipeId}`;
+/** One captured payload of a pipe (a hash: metadata and body), with its own expiry. */
+export const pipeCaptureKey = (prefix: string, pipeId: string, captureId: string): string =>
+  `${prefix}:pipe-capture:${pipeId}:${captureId}`;
 /** The hash BullMQ keeps a pipe message's job in (to tell whether a job was stored). */
 export const pipeJobKey = (prefix: string, msgId: string): string => `${prefix}:${PIPE_QUEUE}:${msgId}`;
 

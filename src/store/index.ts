@@ -69,6 +69,7 @@ export {
   TEMPLATE_ID_LENGTH,
   TEMPLATE_SORT_FIELDS,
   type TemplateChanges,
+  type TemplateListFilter,
   type TemplateRecord,
   type TemplateStore,
 } from './templates.js';

@@ -22,6 +22,9 @@ const pipeSchema = new mongoose.Schema(
     token_hash: { type: String, required: true },
     // null: the configured default.
     rate_limit: { type: rateLimitSchema, default: null },
+    // Whether accepted payloads are captured (domain/pipes/captures.ts); absent on pipes made
+    // before captures existed, which read as true.
+    capture: { type: Boolean, default: true },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

@@ -18,6 +18,8 @@ export interface PipeRecord {
   readonly enabled: boolean;
   /** null: the configured default. */
   readonly rate_limit: PipeRateLimit | null;
+  /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
+  readonly capture: boolean;
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -34,6 +36,7 @@ export interface PipeChanges {
   readonly template_id?: string | null;
   readonly enabled?: boolean;
   readonly rate_limit?: PipeRateLimit | null;
+  readonly capture?: boolean;
 }
 
 /** Sortable fields of the pipe list, as the API names them, mapped to stored fields. */
@@ -54,6 +57,7 @@ interface PipeDoc {
   enabled: boolean;
   token_hash?: string;
   rate_limit?: { capacity: number; per_second: number } | null;
+  capture?: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -67,6 +71,7 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   template_id: d.template_id ?? null,
   enabled: d.enabled,
   rate_limit: d.rate_limit ? { capacity: d.rate_limit.capacity, per_second: d.rate_limit.per_second } : null,
+  capture: d.capture ?? true,
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
@@ -90,6 +95,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
         enabled: true,
         token_hash: p.token_hash,
         rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
+        capture: p.capture,
         created_at: p.now,
         updated_at: p.now,
       };
@@ -125,6 +131,17 @@ export function createPipeStore({ Pipe }: PipeModels) {
     async delete(id: string): Promise<boolean> {
       const r = await Pipe.deleteOne({ _id: id });
       return r.deletedCount === 1;
+    },
+
+    /**
+     * The pipes of `botId` bound to template `templateId` (a template is its bot's, and so are
+     * the pipes that may use it), by id. One bot's pipes are few: no index beyond bot_id's.
+     */
+    async listByTemplate(botId: string, templateId: string): Promise<PipeRecord[]> {
+      const docs = await Pipe.find({ bot_id: botId, template_id: templateId }, PUBLIC_FIELDS)
+        .sort({ _id: 1 })
+        .lean<PipeDoc[]>();
+      return docs.map(toRecord);
     },
 
     /** A page of pipes, all of them or one bot's. */

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import mongoose from 'mongoose';
 import { isDuplicateKey } from './db-errors.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
 import type { BotRecord } from './records.js';
@@ -57,6 +58,18 @@ export const TEMPLATE_SORT_FIELDS: Readonly<Record<string, string>> = {
   msgtype: 'msgtype',
 };
 
+/** What the operators' and the studio's template list may filter on, besides paging. */
+export interface TemplateListFilter {
+  readonly bot_id?: string;
+  /** Part of the title, any case. */
+  readonly q?: string;
+  readonly status?: number;
+  readonly banned?: boolean;
+}
+
+/** A regular expression matching `text` literally. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Template ids: 16 characters of [0-9A-Za-z] from the CSPRNG (about 95 bits), so unguessable. */
 export const TEMPLATE_ID_LENGTH = 16;
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -114,12 +127,19 @@ const ID_ATTEMPTS = 3;
  */
 export function createTemplateStore({ Template }: TemplateModels) {
   /** A page of live templates matching `filter`. */
-  async function listLive(req: PageRequest, filter: { bot_id?: string }): Promise<Page<TemplateRecord>> {
+  async function listLive(req: PageRequest, filter: TemplateListFilter): Promise<Page<TemplateRecord>> {
     const field = TEMPLATE_SORT_FIELDS[req.sort.field] ?? 'created_at';
     // _id as tie-breaker keeps pages stable when the sort field has equal values.
     const sort: Record<string, 1 | -1> = { [field]: req.sort.dir };
     if (field !== '_id') sort._id = req.sort.dir;
-    const query = { ...filter, deleted_at: null };
+    const query: Record<string, unknown> = { deleted_at: null };
+    if (filter.bot_id !== undefined) query.bot_id = filter.bot_id;
+    if (filter.q !== undefined && filter.q !== '') {
+      query.title = mongoose.trusted({ $regex: literal(filter.q), $options: 'i' });
+    }
+    if (filter.status !== undefined) query.status = filter.status;
+    // Records from before the flag have none: they are not banned.
+    if (filter.banned !== undefined) query.banned = filter.banned ? true : mongoose.trusted({ $ne: true });
     const [docs, total] = await Promise.all([
       Template.find(query).sort(sort).skip(skipOf(req)).limit(req.pageSize).lean<TemplateDoc[]>(),
       Template.countDocuments(query),
@@ -178,9 +198,9 @@ export function createTemplateStore({ Template }: TemplateModels) {
       return d ? toRecord(d) : null;
     },
 
-    /** Operators: live templates of every bot, or of `filter.bot_id`, sorted as `list`. */
-    listAnyBot(req: PageRequest, filter: { readonly bot_id?: string } = {}): Promise<Page<TemplateRecord>> {
-      return listLive(req, filter.bot_id !== undefined ? { bot_id: filter.bot_id } : {});
+    /** Operators and the studio: live templates of every bot, or as `filter` says, sorted as `list`. */
+    listAnyBot(req: PageRequest, filter: TemplateListFilter = {}): Promise<Page<TemplateRecord>> {
+      return listLive(req, filter);
     },
 
     /**

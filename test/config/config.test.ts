@@ -115,6 +115,27 @@ describe('loadConfig', () => {
     );
   });
 
+  it("reads an approved template's consumption: 0.5 by default, above 0 and at most 1", () => {
+    expect(loadConfig(ADMIN).approvedTemplateConsumption).toBe(0.5);
+    for (const [raw, value] of [
+      ['0.25', 0.25],
+      ['1', 1],
+      ['.1', 0.1],
+      ['1.0', 1],
+    ] as const) {
+      expect(loadConfig({ ...ADMIN, APPROVED_TEMPLATE_CONSUMPTION: raw }).approvedTemplateConsumption).toBe(
+        value,
+      );
+    }
+    for (const raw of ['0', '0.0', '1.5', '2', '-0.5', 'half', '1e-1', 'NaN', 'Infinity', '0x1']) {
+      expect(() => loadConfig({ ...ADMIN, APPROVED_TEMPLATE_CONSUMPTION: raw })).toThrow(
+        new ConfigError(
+          `config: APPROVED_TEMPLATE_CONSUMPTION must be a number above 0 and at most 1 (got "${raw}")`,
+        ),
+      );
+    }
+  });
+
   it('trusts a reverse proxy only when told to, and then only as many hops as set', () => {
     expect(loadConfig(ADMIN)).toMatchObject({ trustProxy: false, trustProxyHops: 1 });
     expect(loadConfig({ ...ADMIN, TRUST_PROXY: 'on', TRUST_PROXY_HOPS: '2' })).toMatchObject({
@@ -133,5 +154,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'https://herald.example.com' }).consoleSecureCookie).toBe(true);
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'HTTPS://herald.example.com' }).consoleSecureCookie).toBe(true);
     expect(loadConfig({ ...ADMIN, PUBLIC_URL: 'http://herald.example.com' }).consoleSecureCookie).toBe(false);
+  });
+
+  it('reads the capture limits: 20 payloads of at most 64 KiB, kept 7 days', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({
+      captureMaxItems: 20,
+      captureMaxBytes: 65_536,
+      captureTtlS: 604_800,
+    });
+    expect(
+      loadConfig({ ...ADMIN, CAPTURE_MAX_ITEMS: '0', CAPTURE_MAX_BYTES: '0', CAPTURE_TTL_S: '60' }),
+    ).toMatchObject({ captureMaxItems: 0, captureMaxBytes: 0, captureTtlS: 60 });
+    expect(() => loadConfig({ ...ADMIN, CAPTURE_MAX_ITEMS: '1001' })).toThrow(
+      new ConfigError('config: CAPTURE_MAX_ITEMS must be an integer from 0 to 1000 (got "1001")'),
+    );
+    expect(() => loadConfig({ ...ADMIN, CAPTURE_TTL_S: '59' })).toThrow(
+      new ConfigError('config: CAPTURE_TTL_S must be an integer from 60 to 7776000 (got "59")'),
+    );
   });
 });

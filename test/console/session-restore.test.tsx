@@ -54,7 +54,7 @@ describe('restoreSession', () => {
       { ms: 5000, state: 'unavailable' },
     ]);
     expect(fetch).toHaveBeenCalledTimes(3);
-    expect(session.value).toEqual({ state: 'signed-in', csrf: 'c'.repeat(43) });
+    expect(session.value).toEqual({ state: 'signed-in', csrf: 'c'.repeat(43), role: 'operator' });
   });
 
   it('a 401 is signed out at once, without retrying', async () => {

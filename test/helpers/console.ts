@@ -72,9 +72,15 @@ export interface SignedIn {
   readonly answer: RawAnswer;
 }
 
-/** Signs in with the admin token (or `token`); throws unless it worked. */
-export async function signIn(app: TestApp, token = TEST_ADMIN_TOKEN): Promise<SignedIn> {
-  const answer = await call(app, 'POST', '/console/api/session', { json: { token } });
+/** Signs in with the admin token (or `token`; a bot's with kind 'bot'); throws unless it worked. */
+export async function signIn(
+  app: TestApp,
+  token = TEST_ADMIN_TOKEN,
+  kind?: 'operator' | 'bot',
+): Promise<SignedIn> {
+  const answer = await call(app, 'POST', '/console/api/session', {
+    json: kind === undefined ? { token } : { token, kind },
+  });
   const setCookie = answer.headers.get('set-cookie') ?? '';
   const cookie = /^(?:__Host-)?herald_console=([^;]+)/.exec(setCookie)?.[1];
   if (answer.status !== 200 || cookie === undefined)

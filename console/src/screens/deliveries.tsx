@@ -44,6 +44,7 @@ const t = translator({
     bot: '机器人',
     anyBot: '全部机器人',
     pipe: '管道',
+    studioTest: '模板工作室的测试发送（无管道）',
     anyPipe: '全部管道',
     reason: '原因',
     reasonHint: '原因代码，例如 NO_SEND_PERMISSION',
@@ -87,6 +88,7 @@ const t = translator({
     bot: 'Bot',
     anyBot: 'All bots',
     pipe: 'Pipe',
+    studioTest: 'Studio test send (no pipe)',
     anyPipe: 'All pipes',
     reason: 'Reason',
     reasonHint: 'A reason code, e.g. NO_SEND_PERMISSION',
@@ -209,9 +211,13 @@ export default function DeliveriesScreen(_props: { params: Record<string, string
                   <Link to={`bots/${encodeURIComponent(d.bot_id)}`}>{botName.get(d.bot_id) ?? d.bot_id}</Link>
                 </td>
                 <td>
-                  <Link to={`pipes/${encodeURIComponent(d.pipe_id)}`}>
-                    {pipeTitle.get(d.pipe_id) ?? d.pipe_id}
-                  </Link>
+                  {d.pipe_id === '' ? (
+                    t('studioTest')
+                  ) : (
+                    <Link to={`pipes/${encodeURIComponent(d.pipe_id)}`}>
+                      {pipeTitle.get(d.pipe_id) ?? d.pipe_id}
+                    </Link>
+                  )}
                 </td>
                 <td>
                   {d.reason ? (

@@ -24,6 +24,7 @@ const t = translator({
     facts: '概况',
     bot: '机器人',
     pipe: '管道',
+    studioTest: '模板工作室的测试发送（无管道）',
     channel: '频道',
     attempts: '尝试次数',
     replays: '重发次数',
@@ -59,6 +60,7 @@ const t = translator({
     facts: 'Summary',
     bot: 'Bot',
     pipe: 'Pipe',
+    studioTest: 'Studio test send (no pipe)',
     channel: 'Channel',
     attempts: 'Attempts',
     replays: 'Replays',
@@ -110,10 +112,13 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
         .get<{ bot: Bot }>('/admin/api/bot/view', { id: d.bot_id })
         .then((r) => r.bot)
         .catch(() => null),
-      api
-        .get<{ pipe: Pipe }>('/admin/api/pipe/view', { id: d.pipe_id })
-        .then((r) => r.pipe)
-        .catch((e: unknown) => (e instanceof ApiError && e.status === 404 ? ('deleted' as const) : null)),
+      // A studio test send has no pipe (pipe_id '').
+      d.pipe_id === ''
+        ? null
+        : api
+            .get<{ pipe: Pipe }>('/admin/api/pipe/view', { id: d.pipe_id })
+            .then((r) => r.pipe)
+            .catch((e: unknown) => (e instanceof ApiError && e.status === 404 ? ('deleted' as const) : null)),
       channelView(d.channel_id).catch(() => null),
     ]);
     return { bot, pipe, channel };
@@ -180,7 +185,9 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
             </dd>
             <dt>{t('pipe')}</dt>
             <dd>
-              {pipe === 'deleted' ? (
+              {d.pipe_id === '' ? (
+                t('studioTest')
+              ) : pipe === 'deleted' ? (
                 <>
                   <code>{d.pipe_id}</code>
                   {t('deleted')}

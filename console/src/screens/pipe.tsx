@@ -28,6 +28,7 @@ import {
 } from '../ui/components.tsx';
 import { CurlBlock } from '../ui/curl-block.tsx';
 import { guildView } from '../ui/lookups.ts';
+import { PipeCaptures } from '../ui/pipe-captures.tsx';
 import { RateFields } from '../ui/rate-fields.tsx';
 import { SendTest } from '../ui/send-test.tsx';
 import { useLoad } from '../ui/use-load.ts';
@@ -265,9 +266,16 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
             </dd>
             <dt>{t('format')}</dt>
             <dd>
-              {pipe.template_id === null
-                ? t('plain')
-                : `${t('template')}: ${template?.title ?? pipe.template_id}`}
+              {pipe.template_id === null ? (
+                t('plain')
+              ) : (
+                <>
+                  {t('template')}:{' '}
+                  <Link to={`templates/${encodeURIComponent(pipe.template_id)}`}>
+                    {template?.title ?? pipe.template_id}
+                  </Link>
+                </>
+              )}
             </dd>
             <dt>{t('rateInForce')}</dt>
             <dd>
@@ -289,6 +297,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
         <h2 id="pipe-test">{t('test')}</h2>
         <SendTest pipeId={pipe.id} />
       </section>
+
+      <PipeCaptures pipe={pipe} onChanged={loaded.reload} />
 
       <LatestDeliveries pipeId={pipe.id} />
 

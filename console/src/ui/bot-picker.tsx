@@ -32,6 +32,8 @@ export function BotPicker(props: {
   value: string;
   onChange: (id: string, bot: BotView | undefined) => void;
   label?: string;
+  /** The empty choice's text (default "Choose a bot"; a filter says "All bots"). */
+  emptyLabel?: string;
   error?: string;
 }) {
   const bots = useLoad(
@@ -55,7 +57,7 @@ export function BotPicker(props: {
             );
           }}
         >
-          <option value="">{t('choose')}</option>
+          <option value="">{props.emptyLabel ?? t('choose')}</option>
           {items.map((b) => (
             <option key={b.id} value={b.id}>
               {b.name} · {b.id}

@@ -142,6 +142,8 @@ export function Confirm(props: {
   children: ComponentChildren;
   confirmLabel?: string;
   danger?: boolean;
+  /** The confirm button is disabled (e.g. while what the dialog must say is still loading). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -162,7 +164,12 @@ export function Confirm(props: {
         <button type="button" class="secondary" onClick={props.onCancel}>
           {t('cancel')}
         </button>
-        <button type="button" class={props.danger ? 'danger' : ''} onClick={props.onConfirm}>
+        <button
+          type="button"
+          class={props.danger ? 'danger' : ''}
+          disabled={props.confirmDisabled}
+          onClick={props.onConfirm}
+        >
           {props.confirmLabel ?? t('confirm')}
         </button>
       </div>

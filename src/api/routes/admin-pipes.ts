@@ -1,9 +1,11 @@
 import type Router from '@koa/router';
+import { clearCaptures, listCaptures } from '../../domain/pipes/captures.js';
 import { acceptPipeMessage, PIPE_BUCKET, takePipeBudget } from '../../domain/pipes/ingest.js';
 import {
   createPipe,
   deletePipe,
   getPipe,
+  getPipeInScope,
   listPipes,
   type PipeInput,
   pipeView,
@@ -13,7 +15,7 @@ import {
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
 import type { PipeRateLimit } from '../../store/index.js';
-import { requireAdmin } from '../auth.js';
+import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
@@ -40,6 +42,7 @@ const pipeFields = {
   template_id: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
   enabled: { type: 'boolean' },
   rate_limit: rateLimitSchema,
+  capture: { type: 'boolean' },
 } as const;
 
 interface PipeBody {
@@ -48,6 +51,7 @@ interface PipeBody {
   template_id?: string | null;
   enabled?: boolean;
   rate_limit?: PipeRateLimit | null;
+  capture?: boolean;
 }
 
 const createBody = compileValidator<PipeBody & { bot_id: string; title: string; channel_id: string }>({
@@ -80,11 +84,13 @@ const pipeInput = (b: PipeBody): PipeInput => ({
     b.rate_limit === undefined || b.rate_limit === null
       ? b.rate_limit
       : { capacity: b.rate_limit.capacity, per_second: b.rate_limit.per_second },
+  capture: b.capture,
 });
 
 /** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */
 export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const admin = requireAdmin(deps);
+  const studio = requireStudio(deps);
 
   router.post('/admin/api/pipe/create', admin, async (ctx) => {
     const body = createBody(ctx.request.body);
@@ -133,6 +139,23 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
   router.get('/admin/api/pipe/view', admin, async (ctx) => {
     const { id } = idInput(ctx.query);
     reply(ctx, { pipe: pipeView(deps, await getPipe(deps, id)) });
+  });
+
+  /**
+   * The pipe's captured payloads, newest first (docs/pipes.md, "Captured payloads"). A bot
+   * developer's studio session reads and clears only its own bot's pipes'.
+   */
+  router.get('/admin/api/pipe/captures', studio, async (ctx) => {
+    const { id } = idInput(ctx.query);
+    const pipe = await getPipeInScope(deps, id, studioScope(ctx.state).botId);
+    reply(ctx, { items: await listCaptures(deps, pipe.id) });
+  });
+
+  router.post('/admin/api/pipe/captures/clear', studio, async (ctx) => {
+    const { id } = idInput(ctx.request.body);
+    const pipe = await getPipeInScope(deps, id, studioScope(ctx.state).botId);
+    await clearCaptures(deps, pipe.id);
+    reply(ctx, {});
   });
 
   router.get('/admin/api/pipe/list', admin, async (ctx) => {

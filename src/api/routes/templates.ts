@@ -11,6 +11,7 @@ import {
   MSGTYPES,
   previewTemplate,
   type SavedTemplate,
+  submitTemplate,
   TEMPLATE_TYPES,
   type TemplateInput,
   updateTemplate,
@@ -23,9 +24,10 @@ import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator } from '../validation.js';
 
-const templateId = { type: 'string', minLength: 1, maxLength: TEMPLATE_ID_LENGTH } as const;
+export const templateId = { type: 'string', minLength: 1, maxLength: TEMPLATE_ID_LENGTH } as const;
 
-const fields = {
+/** The fields a template is created and updated with (spec 2.2), as the studio also takes them. */
+export const fields = {
   title: { type: 'string', minLength: 1, maxLength: MAX_TITLE_LENGTH },
   content: { type: 'string', minLength: 1, maxLength: MAX_CONTENT_LENGTH },
   type: { type: 'integer', enum: TEMPLATE_TYPES },
@@ -67,7 +69,7 @@ const renderBody = compileValidator<{
 });
 
 /** Copies only known fields, so unknown body fields never travel further. */
-const input = (b: TemplateInput): TemplateInput => ({
+export const input = (b: TemplateInput): TemplateInput => ({
   title: b.title,
   content: b.content,
   type: b.type,
@@ -99,8 +101,9 @@ const warning = (err: HeraldError, lang: Lang) => ({
   message: err.localizedMessage(lang),
 });
 
-const saved = (s: SavedTemplate, lang: Lang) => ({
-  model: templateView(s.model),
+/** A save's answer: the model (as `view` shows it) and its test render's warnings. */
+export const saved = (s: SavedTemplate, lang: Lang, view: (t: TemplateRecord) => object = templateView) => ({
+  model: view(s.model),
   warnings: s.warnings.map((w) => warning(w, lang)),
 });
 
@@ -130,6 +133,12 @@ export function templateRoutes(router: Router<HeraldState>, deps: Deps): void {
     const { id } = idBody(ctx.request.body);
     await deleteTemplate(deps, ctx.state.bot!, id);
     reply(ctx, {});
+  });
+
+  // Herald's addition: a bot asks for its template's review (0 not reviewed or 3 rejected -> 1).
+  router.post('/api/v3/template/submit', requireBot(deps, 'template/submit'), async (ctx) => {
+    const { id } = idBody(ctx.request.body);
+    reply(ctx, { model: templateView(await submitTemplate(deps, ctx.state.bot!, id)) });
   });
 
   router.post('/api/v3/template/render', requireBot(deps, 'template/render'), async (ctx) => {

@@ -122,6 +122,7 @@ async function accept(
     rawBody: body.text,
     bodyBytes: body.bytes,
     idempotencyKey: idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey),
+    capture: { headers: req.headers },
   });
   return success(accepted, lang);
 }

@@ -6,6 +6,9 @@ import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { pipeBucketKey, pipeJobKey } from '../../redis/keys.js';
 import { isTextChannel } from '../directory/index.js';
+import { messageTypeOf } from '../templates/constants.js';
+import { TemplateTypeMismatchError } from '../templates/errors.js';
+import { type CaptureSource, keepCapture } from './captures.js';
 import {
   acceptClaim,
   claimIdempotencyKey,
@@ -22,7 +25,8 @@ import type { PipeDeps } from './runtime.js';
  * (one Redis call, or none while this process holds a lease on a busy pipe), then the message
  * stored as a BullMQ job (one Redis call), plus one claim and one confirmation when the sender
  * gives an Idempotency-Key. No database read: the pipe cache holds what the job needs, and a
- * target_id other than the pipe's channel is checked against the channel cache.
+ * target_id other than the pipe's channel is checked against the channel cache. (A `type` sent
+ * to a template pipe costs one read of the template: checkTemplateType.)
  */
 
 /** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
@@ -61,6 +65,11 @@ export interface PipeMessageRequest {
   /** The body's bytes: a template's input (queue/job-input.ts). */
   readonly bodyBytes: Buffer;
   readonly idempotencyKey: string | null;
+  /**
+   * The request's headers, for the pipe's captured payloads (captures.ts); absent: not captured
+   * (the console's test message is not a sender's payload).
+   */
+  readonly capture?: CaptureSource;
 }
 
 /** The answer data of send-pipemsg, as the platform's message/create answers. */
@@ -104,6 +113,21 @@ async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string)
   return channel.id;
 }
 
+/**
+ * A `type` sent to a pipe with a template must be the template's own format (9 for KMarkdown, 10
+ * for a card in any card format): the template decides what the message is, and a `type` that
+ * says otherwise is refused (400, 40023) rather than silently overridden. Equal or absent is
+ * fine. A template that is gone or banned is left to the worker, which records why it cannot
+ * send, as for a message sent without `type`.
+ */
+async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10): Promise<void> {
+  const templateId = pipe.template_id as string;
+  const template = await deps.store.templates.getAnyBot(templateId);
+  if (!template || template.bot_id !== pipe.bot_id) return;
+  const expected = messageTypeOf(template.msgtype);
+  if (expected !== type) throw new TemplateTypeMismatchError(type, templateId, expected);
+}
+
 /** Idempotency-Key: 1 to 255 visible ASCII characters. */
 export function checkIdempotencyKey(key: string): string {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
@@ -126,6 +150,7 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
+  if (pipe.template_id !== null && req.type !== null) await checkTemplateType(deps, pipe, req.type);
   // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed
   // once here. A POST without a body (or an empty one) reads as `{}`, and so does its input: its
   // empty bytes would fail to parse in the worker, after a 200.
@@ -153,6 +178,7 @@ export async function acceptPipeMessage(
   };
   if (req.idempotencyKey === null) {
     await enqueue(deps, job);
+    capture(deps, pipe, req, job);
     return answer(job.msg_id, job.accepted_at, job.nonce);
   }
 
@@ -179,6 +205,7 @@ export async function acceptPipeMessage(
   // After the withdrawal, on the same connection: releases the claim, or confirms it when a
   // worker took the job before it could be withdrawn (a retry then answers its msg_id).
   await enqueue(deps, job, () => releaseClaim(deps.pipeRuntime.producer, redisKey, job.msg_id, jobKey));
+  capture(deps, pipe, req, job);
   // The message is stored: it is accepted even if the confirmation fails (a retry finds the job
   // and confirms the claim then).
   await acceptClaim(deps.pipeRuntime.redis, redisKey, job.msg_id).catch((err: unknown) =>
@@ -189,6 +216,21 @@ export async function acceptPipeMessage(
     }),
   );
   return answer(job.msg_id, job.accepted_at, job.nonce);
+}
+
+/**
+ * Captures a stored message's payload, if its pipe keeps them: after the store, so only what
+ * was accepted is captured (a duplicate Idempotency-Key stores, and captures, nothing); not
+ * awaited, so the answer never waits for it nor fails with it.
+ */
+function capture(deps: PipeDeps, pipe: CachedPipe, req: PipeMessageRequest, job: PipeJob): void {
+  if (req.capture === undefined || !pipe.capture) return;
+  keepCapture(deps, deps.pipeRuntime.redis, pipe.id, {
+    msgId: job.msg_id,
+    acceptedAt: job.accepted_at,
+    source: req.capture,
+    body: req.bodyBytes,
+  });
 }
 
 const answer = (msgId: string, at: number, nonce: string): PipeMessageAccepted => ({

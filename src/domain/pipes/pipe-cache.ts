@@ -26,6 +26,8 @@ export interface CachedPipe {
   /** Effective limit: the pipe's own or the configured default. */
   readonly rate_limit: BucketLimit;
   readonly token_hash: string;
+  /** Whether accepted payloads are captured (captures.ts). */
+  readonly capture: boolean;
 }
 
 /**
@@ -80,6 +82,7 @@ export function toCached(
       ? { capacity: pipe.rate_limit.capacity, perSecond: pipe.rate_limit.per_second }
       : defaultLimit,
     token_hash: tokenHash,
+    capture: pipe.capture,
   };
 }
 

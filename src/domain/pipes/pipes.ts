@@ -12,6 +12,7 @@ import {
 } from '../../store/index.js';
 import { getBot } from '../bots.js';
 import { getChannel, getMember, isTextChannel } from '../directory/index.js';
+import { clearCaptures } from './captures.js';
 import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
 import type { PipeDeps } from './runtime.js';
@@ -24,6 +25,8 @@ export interface PipeInput {
   readonly enabled?: boolean;
   /** null: back to the configured default. */
   readonly rate_limit?: PipeRateLimit | null;
+  /** Whether the pipe keeps its latest accepted payloads; false also deletes those it kept. */
+  readonly capture?: boolean;
 }
 
 export interface NewPipeInput extends PipeInput {
@@ -104,6 +107,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     guild_id: guildId,
     template_id: templateId,
     rate_limit: input.rate_limit ?? null,
+    capture: input.capture ?? true,
     token_hash: hash,
     now: deps.now(),
   });
@@ -119,6 +123,13 @@ export async function getPipe(deps: PipeDeps, id: string): Promise<PipeRecord> {
   return pipe;
 }
 
+/** A pipe as a studio caller may see it: any pipe (botId null, operators) or one of its bot's (else not found). */
+export async function getPipeInScope(deps: PipeDeps, id: string, botId: string | null): Promise<PipeRecord> {
+  const pipe = await getPipe(deps, id);
+  if (botId !== null && pipe.bot_id !== botId) throw new NotFoundError('pipe');
+  return pipe;
+}
+
 /**
  * Changes a pipe under its record lock (FerretDB v1 updates are not atomic), then drops it from
  * every web process's cache before answering.
@@ -130,6 +141,7 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       title: input.title,
       enabled: input.enabled,
       rate_limit: input.rate_limit,
+      capture: input.capture,
     };
     if (input.channel_id !== undefined || input.template_id !== undefined) {
       const bot = await getBot(deps, current.bot_id);
@@ -145,6 +157,8 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
     const updated = await deps.store.pipes.update(id, changes, deps.now());
     if (!updated) throw new NotFoundError('pipe');
     await announcePipeChange(deps, id);
+    // Off means nothing kept: after the change is in force, so no process captures again.
+    if (input.capture === false) await clearCaptures(deps, id);
     return updated;
   });
 }
@@ -159,11 +173,22 @@ export async function rotatePipeToken(deps: PipeDeps, id: string): Promise<Issue
   });
 }
 
+/**
+ * Deletes a pipe, then its captures, once no process accepts its messages any more. The pipe
+ * is gone even if Redis fails the captures' deletion (logged): they expire within
+ * CAPTURE_TTL_S, and no one can read them meanwhile (pipe ids are never reused).
+ */
 export async function deletePipe(deps: PipeDeps, id: string): Promise<void> {
   await withRecordLock(deps.redis, lockKey(deps, id), async () => {
     if (!(await deps.store.pipes.delete(id))) throw new NotFoundError('pipe');
     await announcePipeChange(deps, id);
   });
+  await clearCaptures(deps, id).catch((err: unknown) =>
+    deps.log.warn('captures of a deleted pipe not deleted', {
+      pipe_id: id,
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
 }
 
 export function listPipes(

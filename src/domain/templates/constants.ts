@@ -13,6 +13,9 @@ export type TemplateStatus = (typeof TEMPLATE_STATUS)[keyof typeof TEMPLATE_STAT
 export const MSGTYPE = { KMD: 1, CARD_JSON: 2, CARD_YAML: 3, CARD_XML: 4 } as const;
 export const MSGTYPES: readonly number[] = Object.values(MSGTYPE);
 
+/** The platform message type a template of `msgtype` makes: 9 KMarkdown, 10 card (any card format). */
+export const messageTypeOf = (msgtype: number): 9 | 10 => (msgtype === MSGTYPE.KMD ? 9 : 10);
+
 /** Template `type`: 0 = Twig (the PHP-native template syntax); the only one there is. */
 export const TEMPLATE_TYPES: readonly number[] = [0];
 

@@ -41,3 +41,18 @@ export class TemplateTransitionError extends HeraldError {
     super('TEMPLATE_REVIEW_TRANSITION', { action, status }, { data: { action, status } });
   }
 }
+
+/**
+ * A send's `type` that disagrees with its template's format (send-pipemsg refuses it before
+ * queuing; a worker fails a message whose template's format changed since). 400, 40023.
+ */
+export class TemplateTypeMismatchError extends HeraldError {
+  override readonly name = 'TemplateTypeMismatchError';
+  constructor(type: number, templateId: string, expected: number) {
+    super(
+      'TEMPLATE_TYPE_MISMATCH',
+      { type, id: templateId, expected },
+      { data: { field: 'type', type, template_id: templateId, expected } },
+    );
+  }
+}

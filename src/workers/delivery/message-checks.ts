@@ -1,10 +1,10 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
 import { isTextChannel } from '../../domain/directory/index.js';
 import { effectivePermissions, missingSendPermission } from '../../domain/permissions.js';
-import { NORMAL_MESSAGE_CONSUMPTION } from '../../domain/templates/constants.js';
+import { messageTypeOf, NORMAL_MESSAGE_CONSUMPTION } from '../../domain/templates/constants.js';
 import { TemplateNotFoundError } from '../../domain/templates/errors.js';
 import { templateForSend } from '../../domain/templates/index.js';
-import type { PipeJob } from '../../queue/pipe-messages.js';
+import { type PipeJob, STUDIO_TEST_PIPE_ID } from '../../queue/pipe-messages.js';
 import type {
   BotRecord,
   ChannelRecord,
@@ -30,13 +30,24 @@ export interface Checked {
   readonly cost: number;
 }
 
-/** Steps 1-2: load and check. Throws DeliveryError for good. */
+/**
+ * Steps 1-2: load and check. Throws DeliveryError for good. A studio test message (pipe_id
+ * STUDIO_TEST_PIPE_ID) has no pipe to check: its server is the one its channel was in when it was
+ * accepted, and every other check is a pipe message's.
+ */
 export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked> {
   const { caches } = ctx;
-  const [pipe, bot] = await Promise.all([caches.pipes.get(data.pipe_id), caches.bots.get(data.bot_id)]);
-  if (!pipe || pipe.bot_id !== data.bot_id) throw fail(REASON.PIPE_DELETED, { pipe_id: data.pipe_id });
-  if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, { pipe_id: data.pipe_id });
+  const studio = data.pipe_id === STUDIO_TEST_PIPE_ID;
+  const [pipe, bot] = await Promise.all([
+    studio ? null : caches.pipes.get(data.pipe_id),
+    caches.bots.get(data.bot_id),
+  ]);
+  if (!studio) {
+    if (!pipe || pipe.bot_id !== data.bot_id) throw fail(REASON.PIPE_DELETED, { pipe_id: data.pipe_id });
+    if (!pipe.enabled) throw fail(REASON.PIPE_DISABLED, { pipe_id: data.pipe_id });
+  }
   if (!bot?.enabled) throw fail(REASON.BOT_UNAVAILABLE, { bot_id: data.bot_id });
+  const guildId = pipe ? pipe.guild_id : data.guild_id;
 
   const templateId = data.template_id;
   const templatePromise = templateId
@@ -51,10 +62,16 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
         })
     : Promise.resolve(null);
   const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
+  // The door refuses a `type` other than the template's format; the template's msgtype may have
+  // changed since the message was accepted.
+  if (template && data.type !== null && data.type !== messageTypeOf(template.msgtype)) {
+    const expected = messageTypeOf(template.msgtype);
+    throw fail(REASON.TYPE_MISMATCH, { type: data.type, id: template.id, expected });
+  }
 
   const where = { channel_id: data.channel_id };
   if (!channel) throw fail(REASON.CHANNEL_NOT_FOUND, where);
-  if (channel.guild_id !== pipe.guild_id || !isTextChannel(channel)) {
+  if (channel.guild_id !== guildId || !isTextChannel(channel)) {
     throw fail(REASON.CHANNEL_NOT_TEXT, where);
   }
   const [guild, botMember, targetMember] = await Promise.all([

@@ -31,7 +31,11 @@ async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> 
 describe('sign-in', () => {
   it('trades the token for an HttpOnly, SameSite=Strict session cookie and a CSRF token', async () => {
     const { cookie, csrf, answer } = await signIn(app);
-    expect(answer.body).toMatchObject({ code: 0, data: { csrf_token: csrf, idle_timeout_s: 1800 } });
+    expect(answer.body).toMatchObject({
+      code: 0,
+      data: { csrf_token: csrf, idle_timeout_s: 1800, role: 'operator' },
+    });
+    expect(answer.body?.data).not.toHaveProperty('bot');
     expect(cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(answer.headers.get('set-cookie')).toBe(
@@ -51,7 +55,10 @@ describe('sign-in', () => {
   it('GET /console/api/session reads the session back; without a valid cookie it is 401', async () => {
     const { cookie, csrf } = await signIn(app);
     const r = await call(app, 'GET', '/console/api/session', { cookie });
-    expect([r.status, r.body?.data]).toEqual([200, { csrf_token: csrf, idle_timeout_s: 1800 }]);
+    expect([r.status, r.body?.data]).toEqual([
+      200,
+      { csrf_token: csrf, idle_timeout_s: 1800, role: 'operator' },
+    ]);
     for (const c of [undefined, 'x'.repeat(43), 'not a cookie']) {
       const none = await call(app, 'GET', '/console/api/session', c === undefined ? {} : { cookie: c });
       expect([none.status, none.body?.code]).toEqual([401, 40100]);
@@ -327,7 +334,7 @@ describe("a session is bound to the operators' token and to a lifetime", () => {
     for (const enc of ['hex', 'base64', 'base64url'] as const) {
       expect(raw).not.toContain(createHash('sha256').update(TEST_ADMIN_TOKEN).digest(enc));
     }
-    expect(Object.keys(JSON.parse(raw)).sort()).toEqual(['created_at', 'csrf_token', 'token_mac']);
+    expect(Object.keys(JSON.parse(raw)).sort()).toEqual(['created_at', 'csrf_token', 'role', 'token_mac']);
   });
 
   it('a change of ADMIN_TOKEN ends the sessions signed in with the old one (401, session deleted)', async () => {
