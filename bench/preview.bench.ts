@@ -2,11 +2,13 @@
 // 19's goal: p95 under 100 ms on loopback for the GitLab card). The web app runs in this process on
 // the real Redis and store (a fresh database and key prefix, dropped at the end), with a bot, a
 // server and channel it has joined, and the GitLab push card template (test/fixtures/gitlab, 20
-// commits). Each request is one POST /api/v3/template/render over loopback HTTP with the bot's
-// token, one after another (the studio sends one at a time): the inline content, the test data
-// as JSON text and the test channel, as the studio sends them (the studio's admin route calls the
-// same preview function). For scale it also times the stored template by id, and the render alone
-// in-process (compile, render, card conversion and check), without HTTP, auth or the directory.
+// commits). Each request is one POST over loopback HTTP, one after another (the studio sends one at
+// a time): the studio's own POST /admin/api/template/render with a console session's cookie and
+// CSRF token, and the bot API's POST /api/v3/template/render with the bot's token (the same
+// preview function), each with the inline content, the test data as JSON text and the test
+// channel, as the studio sends them. For scale it also times the bot API with the stored template
+// by id, and the render alone in-process (compile, render, card conversion and check), without
+// HTTP, auth or the directory.
 // Not a test: it prints numbers. Needs the services (`npm run services`).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -120,7 +122,26 @@ try {
       `${availableParallelism()} cores, load average ${l1?.toFixed(1)} / ${l5?.toFixed(1)} / ${l15?.toFixed(1)}`,
   );
 
-  const studio = summary(
+  // The studio's own call: the console session's cookie and CSRF token, as the browser sends them.
+  const signIn = await fetch(`${base}/console/api/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: adminToken }),
+  });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { data: session } = (await signIn.json()) as { data: { csrf_token: string } };
+  const studioCall = async () => {
+    const r = await fetch(`${base}/admin/api/template/render`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-CSRF-Token': session.csrf_token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ bot_id: bot.id, ...inline }),
+    });
+    const envelope = (await r.json()) as { code: number; message: string };
+    if (envelope.code !== 0) throw new Error(`studio render: ${envelope.code} ${envelope.message}`);
+  };
+
+  const studio = summary('POST /admin/api/template/render (the studio)', await timed(studioCall));
+  summary(
     'POST /api/v3/template/render, inline content',
     await timed(() => call(bearer, '/api/v3/template/render', inline)),
   );
