@@ -45,14 +45,14 @@ describe('the template editor', () => {
     await testData.waitFor();
 
     // Styled: CodeMirror's own rules apply (they make the editor a flex box and draw the gutter).
-    const editor = page.locator('.cm-editor').first();
+    // (Expressions, as this project's tests are compiled without the DOM's types.)
+    const inFirstEditor = (body: string) =>
+      page.evaluate(`(() => { const root = document.querySelector('.code-editor').shadowRoot; ${body} })()`);
     const computed = (selector: string, property: string) =>
-      page.locator(selector).first().evaluate(`(el) => getComputedStyle(el).${property}`) as Promise<string>;
+      inFirstEditor(`return getComputedStyle(root.querySelector('${selector}')).${property};`);
     expect(await computed('.cm-editor', 'display')).toBe('flex');
     expect(await computed('.cm-gutters', 'display')).toBe('flex');
-    expect(
-      (await editor.evaluate('(el) => el.getRootNode().adoptedStyleSheets.length')) as number,
-    ).toBeGreaterThan(0);
+    expect(await inFirstEditor('return root.adoptedStyleSheets.length;')).toBeGreaterThan(0);
     // No <style> element anywhere: the CSP would refuse it.
     expect(await page.evaluate<number>("document.querySelectorAll('style').length")).toBe(0);
     // Twig over KMarkdown: the delimiters of the starter template carry the Twig colour.
