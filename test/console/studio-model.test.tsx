@@ -7,7 +7,11 @@ import {
   messageLimitWarnings,
 } from '../../console/src/studio/card-limits.ts';
 import { markerOf, outputErrorOf } from '../../console/src/studio/render-errors.ts';
-import { changedFields, parseTestData } from '../../console/src/studio/template-model.ts';
+import {
+  changedFields,
+  parseTestData,
+  testDataFromCapture,
+} from '../../console/src/studio/template-model.ts';
 
 beforeEach(() => {
   lang.value = 'en-US';
@@ -178,5 +182,17 @@ describe('the studio draft', () => {
     expect(parseTestData('{"a": 1,}')).toMatchObject({ ok: false, line: 1, column: 9 });
     const end = parseTestData('{\n"a":');
     expect(end).toMatchObject({ ok: false, line: 2, column: 5, message: 'Unexpected end of JSON input' });
+  });
+});
+
+describe('a captured body as test data', () => {
+  it('lays JSON out over lines without changing it, and leaves anything else as sent', () => {
+    const body = '{"b":1,"10":2,"n":12345678901234567890,"s":"a\\u00e9"}';
+    const out = testDataFromCapture(body);
+    expect(out.split('\n').length).toBeGreaterThan(1);
+    // Only whitespace differs: order, digits and escapes as sent.
+    expect(out.replace(/\s+/g, '')).toBe(body);
+    expect(testDataFromCapture('a=1&b=2')).toBe('a=1&b=2');
+    expect(testDataFromCapture('{"a":')).toBe('{"a":');
   });
 });

@@ -16,14 +16,12 @@ import {
   type Draft,
   draftOf,
   IN_REVIEW,
-  MSGTYPES,
   NEW_TEMPLATE,
   parseTestData,
-  type Saved,
-  type SaveWarning,
-  type TemplateView,
+  testDataFromCapture,
 } from '../studio/template-model.ts';
 import '../studio/studio.css';
+import { MSGTYPES, msgtypeLabel, type SavedTemplate, type TemplateView } from '../templates-model.ts';
 import { BotPicker } from '../ui/bot-picker.tsx';
 import { ErrorNote, Field, Loading, Notice, Page, useAction } from '../ui/components.tsx';
 import { DeliveryWatch } from '../ui/delivery-watch.tsx';
@@ -41,10 +39,6 @@ const t = translator({
     title: '标题',
     titleRequired: '请填写标题。',
     msgtype: '消息格式',
-    msgtype1: 'KMarkdown',
-    msgtype2: '卡片（JSON）',
-    msgtype3: '卡片（YAML）',
-    msgtype4: '卡片（XML）',
     template: '模板',
     templateHint: 'Twig 模板：{{ data.字段 }} 读取输入，Ctrl+空格 补全。',
     testData: '测试数据（JSON）',
@@ -82,10 +76,6 @@ const t = translator({
     title: 'Title',
     titleRequired: 'A title is required.',
     msgtype: 'Message format',
-    msgtype1: 'KMarkdown',
-    msgtype2: 'Card (JSON)',
-    msgtype3: 'Card (YAML)',
-    msgtype4: 'Card (XML)',
     template: 'Template',
     templateHint: 'A Twig template: {{ data.field }} reads the input; Ctrl+Space completes.',
     testData: 'Test data (JSON)',
@@ -119,13 +109,11 @@ const t = translator({
   },
 });
 
-const MSGTYPE_KEYS = { 1: 'msgtype1', 2: 'msgtype2', 3: 'msgtype3', 4: 'msgtype4' } as const;
-
 /**
  * A template just created on `templates/new`, handed to its own page (`templates/<id>`) with
  * the save's warnings, so that page neither loads it again nor loses them.
  */
-const handoff = new Map<string, Saved>();
+const handoff = new Map<string, SavedTemplate>();
 
 /** The template studio: `templates/:id` edits a template, `templates/new?bot_id=` creates one. */
 export default function TemplateScreen(props: { params: Record<string, string> }) {
@@ -212,14 +200,14 @@ function Studio(props: {
   botId: string;
   template: TemplateView | null;
   initial: Draft;
-  initialWarnings?: SaveWarning[];
-  onCreated?: (saved: Saved) => void;
+  initialWarnings?: SavedTemplate['warnings'];
+  onCreated?: (saved: SavedTemplate) => void;
 }) {
   const role = studioRole();
   const [model, setModel] = useState(props.template);
   const [saved, setSaved] = useState<Draft | null>(props.template ? props.initial : null);
   const [draft, setDraft] = useState(props.initial);
-  const [warnings, setWarnings] = useState<SaveWarning[]>(props.initialWarnings ?? []);
+  const [warnings, setWarnings] = useState<SavedTemplate['warnings']>(props.initialWarnings ?? []);
   const [titleError, setTitleError] = useState<string>();
   const [source, setSource] = useState<Source>({ kind: 'test' });
   const [preview, setPreview] = useState<PreviewState>({ message: null, error: undefined, busy: false });
@@ -296,11 +284,14 @@ function Studio(props: {
     }
     setTitleError(undefined);
     if (!model) {
-      const result = await api.post<Saved>('/admin/api/template/create', { bot_id: props.botId, ...draft });
+      const result = await api.post<SavedTemplate>('/admin/api/template/create', {
+        bot_id: props.botId,
+        ...draft,
+      });
       props.onCreated?.(result);
       return;
     }
-    const result = await api.post<Saved>('/admin/api/template/update', { id: model.id, ...changes });
+    const result = await api.post<SavedTemplate>('/admin/api/template/update', { id: model.id, ...changes });
     setModel(result.model);
     setSaved(draftOf(result.model));
     setWarnings(result.warnings);
@@ -343,7 +334,7 @@ function Studio(props: {
               >
                 {MSGTYPES.map((m) => (
                   <option key={m} value={String(m)}>
-                    {t(MSGTYPE_KEYS[m])}
+                    {msgtypeLabel(m)}
                   </option>
                 ))}
               </select>
@@ -416,7 +407,7 @@ function Studio(props: {
                 templateId={model.id}
                 activeId={source.kind === 'capture' ? source.capture.id : undefined}
                 onUse={(body) => {
-                  set('test_data', body);
+                  set('test_data', testDataFromCapture(body));
                   setSource({ kind: 'test' });
                 }}
                 onRender={(capture) => setSource({ kind: 'capture', capture })}

@@ -1,26 +1,11 @@
-import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { formatNumber, formatTime, translator } from '../i18n.ts';
+import { type Capture, eventOf, formatBytes, newestFirst } from '../capture-model.ts';
+import { formatTime, lang, translator } from '../i18n.ts';
+import type { TemplateUsage } from '../templates-model.ts';
 import { ErrorNote, Field, Loading } from '../ui/components.tsx';
+import { CaptureBody } from '../ui/pipe-captures.tsx';
 import { useLoad } from '../ui/use-load.ts';
-
-/** A pipe's inbound payload as kept by the capture (studio contract, B). */
-export interface Capture {
-  id: string;
-  received_at: string;
-  content_type: string;
-  size: number;
-  headers: Record<string, string>;
-  /** The raw body; null when it was over 64 KB. */
-  body: string | null;
-  too_large: boolean;
-}
-
-interface Usage {
-  pipes: { id: string; title: string }[];
-  pending: number;
-}
 
 const t = translator({
   'zh-CN': {
@@ -32,10 +17,8 @@ const t = translator({
     none: '这个管道还没有捕获到请求（或捕获已关闭）。',
     reload: '刷新',
     received: '{time} 收到',
-    bytes: '{n} 字节',
-    tooLarge: '超过 64 KB，未保存请求体',
+    tooLarge: '请求体过大，未保存',
     show: '请求体',
-    headers: '请求头',
     use: '用作测试数据',
     render: '用当前模板渲染',
     rendering: '预览中',
@@ -49,18 +32,13 @@ const t = translator({
     none: 'This pipe has no captured payloads yet (or capturing is off).',
     reload: 'Refresh',
     received: 'Received {time}',
-    bytes: '{n} bytes',
-    tooLarge: 'Over 64 KB: the body was not kept',
+    tooLarge: 'Too large: the body was not kept',
     show: 'Body',
-    headers: 'Headers',
     use: 'Use as test data',
     render: 'Render with current template',
     rendering: 'in the preview',
   },
 });
-
-/** The body shown in the list, cut so a 64 KB payload does not fill the page (the button takes it whole). */
-const PREVIEW_CHARS = 2000;
 
 /**
  * The captured payloads of the pipes that use a template: pick a pipe, then take a payload as
@@ -74,7 +52,7 @@ export function CapturesPanel(props: {
   onRender(capture: Capture): void;
 }) {
   const usage = useLoad(
-    () => api.get<Usage>('/admin/api/template/usage', { id: props.templateId }),
+    () => api.get<TemplateUsage>('/admin/api/template/usage', { id: props.templateId }),
     [props.templateId],
   );
   const pipes = usage.data?.pipes ?? [];
@@ -135,59 +113,49 @@ function PipeCaptures(props: {
       </div>
       {captures.error && <ErrorNote error={captures.error} onRetry={captures.reload} />}
       {captures.data && items.length === 0 && <p class="muted">{t('none')}</p>}
-      <ul class="capture-list">
-        {items.map((c) => (
-          <li key={c.id} class={c.id === props.activeId ? 'capture capture-active' : 'capture'}>
-            <div class="capture-head">
-              <strong>{t('received', { time: formatTime(Date.parse(c.received_at)) })}</strong>
-              <span class="muted">
-                {c.content_type || '—'} · {t('bytes', { n: formatNumber(c.size) })}
-              </span>
-              {c.id === props.activeId && <span class="badge badge-info">{t('rendering')}</span>}
-            </div>
-            {c.body === null ? (
-              <p class="muted">{t('tooLarge')}</p>
-            ) : (
-              <details>
-                <summary>{t('show')}</summary>
-                <pre class="msg-raw">
-                  {c.body.length > PREVIEW_CHARS ? `${c.body.slice(0, PREVIEW_CHARS)}…` : c.body}
-                </pre>
-              </details>
-            )}
-            {Object.keys(c.headers).length > 0 && (
-              <details>
-                <summary>{t('headers')}</summary>
-                <dl class="facts">
-                  {Object.entries(c.headers).map(([name, value]) => (
-                    <Fragment key={name}>
-                      <dt>{name}</dt>
-                      <dd class="mono">{value}</dd>
-                    </Fragment>
-                  ))}
-                </dl>
-              </details>
-            )}
-            <div class="actions">
-              <button
-                type="button"
-                class="secondary"
-                disabled={c.body === null}
-                onClick={() => c.body !== null && props.onUse(c.body)}
-              >
-                {t('use')}
-              </button>
-              <button
-                type="button"
-                class="secondary"
-                disabled={c.body === null}
-                onClick={() => props.onRender(c)}
-              >
-                {t('render')}
-              </button>
-            </div>
-          </li>
-        ))}
+      <ul class="studio-capture-list">
+        {newestFirst(items).map((c) => {
+          const event = eventOf(c.headers);
+          const active = c.id === props.activeId;
+          return (
+            <li key={c.id} class={active ? 'studio-capture studio-capture-active' : 'studio-capture'}>
+              <div class="studio-capture-head">
+                <strong>{t('received', { time: formatTime(Date.parse(c.received_at)) })}</strong>
+                <span class="muted">
+                  {c.content_type ?? '—'} · {formatBytes(c.size, lang.value)}
+                  {event !== null && ` · ${event}`}
+                </span>
+                {active && <span class="badge badge-info">{t('rendering')}</span>}
+              </div>
+              {c.body === null ? (
+                <p class="muted">{t('tooLarge')}</p>
+              ) : (
+                <details>
+                  <summary>{t('show')}</summary>
+                  <CaptureBody capture={c} />
+                </details>
+              )}
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={c.body === null}
+                  onClick={() => c.body !== null && props.onUse(c.body)}
+                >
+                  {t('use')}
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={c.body === null}
+                  onClick={() => props.onRender(c)}
+                >
+                  {t('render')}
+                </button>
+              </div>
+            </li>
+          );
+        })}
       </ul>
     </div>
   );

@@ -1,8 +1,8 @@
 import { useMemo } from 'preact/hooks';
+import type { Capture } from '../capture-model.ts';
 import { formatTime, translator } from '../i18n.ts';
 import { ErrorNote } from '../ui/components.tsx';
 import type { RenderedMessage } from '../views/message-view.tsx';
-import type { Capture } from './captures.tsx';
 import { limitWarningText, messageLimitWarnings } from './card-limits.ts';
 import { markerOf, type OutputError, outputErrorOf } from './render-errors.ts';
 

@@ -1,39 +1,12 @@
 import { firstJsonError } from '../../../src/render/cards/json-first-error.ts';
 
+import { indentJson, PRETTY_MAX_CHARS } from '../capture-model.ts';
+import type { TemplateView } from '../templates-model.ts';
+
 /*
- * The template studio's data (docs: the studio contract; src/api/routes/templates.ts): a
- * template as the admin API answers it, what a save sends, and the test data as JSON.
+ * The template studio's data (the template itself is templates-model.ts's TemplateView): the
+ * channels a test may go to, what a save sends, and the test data as JSON.
  */
-
-/** status: 0 not reviewed, 1 in review, 2 approved, 3 rejected. msgtype: 1 KMarkdown, 2-4 card JSON/YAML/XML. */
-export interface TemplateView {
-  id: string;
-  bot_id: string;
-  title: string;
-  type: number;
-  msgtype: number;
-  status: number;
-  test_data: string;
-  test_channel: string;
-  content: string;
-  version: number;
-  banned: boolean;
-  consumption: number;
-  created_at: number | string;
-  updated_at: number | string;
-}
-
-/** A save's problems found by the test render (the save went through): a code, a message, the error's data. */
-export interface SaveWarning {
-  code: number;
-  message: string;
-  [key: string]: unknown;
-}
-
-export interface Saved {
-  model: TemplateView;
-  warnings: SaveWarning[];
-}
 
 export interface ChannelOption {
   id: string;
@@ -43,7 +16,6 @@ export interface ChannelOption {
   guild_name: string;
 }
 
-export const MSGTYPES = [1, 2, 3, 4] as const;
 export const IN_REVIEW = 1;
 
 /** What the editor holds; compared with the saved template to tell what a save must send. */
@@ -104,4 +76,18 @@ export function parseTestData(text: string): TestData {
       column: offset - lineStart + 1,
     };
   }
+}
+
+/**
+ * A captured body as test data: JSON laid out over lines to be edited (whitespace only: keys keep
+ * their order and numbers their digits), anything else (not JSON, or too long to lay out) as sent.
+ */
+export function testDataFromCapture(body: string): string {
+  if (body.length > PRETTY_MAX_CHARS) return body;
+  try {
+    JSON.parse(body);
+  } catch {
+    return body;
+  }
+  return indentJson(body);
 }
