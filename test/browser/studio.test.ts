@@ -64,7 +64,7 @@ async function signInAsBot(page: Page, token: string): Promise<void> {
   await page.getByRole('textbox', { name: /^Bot token/ }).fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   // Signed in once the shell shows: a navigation started before that can cancel the sign-in's
-  // request, and the page then opens signed out (seen once in the review journey).
+  // request, and the page then opens signed out.
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
