@@ -10,7 +10,11 @@ export interface RenderLimits {
   maxNestingDepth: number;
   /** Work units per render: loop iterations, calls, and array/string elements touched by filters. */
   maxSteps: number;
-  /** Wall-clock backstop per render (ms), checked every few hundred steps. */
+  /**
+   * Wall-clock backstop per render (ms), checked every few hundred steps. Kept at about 5x what
+   * the step budget costs on a quiet core (~50 ms), so that on a busy machine the steps, not the
+   * load, end a long render; docs/templates.md has the measurement.
+   */
   maxRenderMs: number;
   /** Longest output of one render (UTF-16 code units, ~1 MiB). */
   maxOutputLength: number;
@@ -26,7 +30,7 @@ export const DEFAULT_LIMITS: Readonly<RenderLimits> = Object.freeze({
   maxTemplateLength: 200_000,
   maxNestingDepth: 64,
   maxSteps: 1_000_000,
-  maxRenderMs: 50,
+  maxRenderMs: 250,
   maxOutputLength: 1_048_576,
   maxStringLength: 1_048_576,
   maxArrayLength: 100_000,

@@ -108,9 +108,19 @@ export type Decision =
   /** Dead: recorded with `reason`, never retried (replay aside). */
   | { readonly kind: 'fail'; readonly reason: string };
 
-/** A failure that retrying cannot fix: a delivery error whose reason is not retryable, or a 4xx. */
+/**
+ * The render's clock ran out: that depends on how busy the machine was as much as on the
+ * template, so it is retried (the step budget, which does not, fails for good).
+ */
+const isRenderClock = (err: HeraldError): boolean =>
+  err.key === 'TEMPLATE_LIMIT' && err.params.limit === 'maxRenderMs';
+
+/**
+ * A failure that retrying cannot fix: a delivery error whose reason is not retryable, or a 4xx
+ * other than the render's clock.
+ */
 export const isPermanent = (err: HeraldError): boolean =>
-  err instanceof DeliveryError ? !err.retryable : err.status < 500;
+  err instanceof DeliveryError ? !err.retryable : err.status < 500 && !isRenderClock(err);
 
 /**
  * After a failed attempt (1-based) of `maxAttempts`: dead, or retried `delayMs` from `now`.

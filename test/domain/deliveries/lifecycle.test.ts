@@ -70,6 +70,15 @@ describe('delivery lifecycle', () => {
     expect(afterFailure(render, 'TEMPLATE_RENDER', 1, 5, 1_000, 250).kind).toBe('fail');
   });
 
+  it("retries a render that ran out of the engine's clock, not one that ran out of steps", () => {
+    const clock = new HeraldError('TEMPLATE_LIMIT', { limit: 'maxRenderMs', detail: 'x' });
+    const steps = new HeraldError('TEMPLATE_LIMIT', { limit: 'maxSteps', detail: 'x' });
+    const hard = new HeraldError('TEMPLATE_LIMIT', { limit: 'time', detail: 'x' });
+    expect([clock, steps, hard].map(isPermanent)).toEqual([false, true, true]);
+    expect(afterFailure(clock, 'TEMPLATE_LIMIT', 1, 5, 1_000, 250).kind).toBe('retry');
+    expect(afterFailure(clock, 'TEMPLATE_LIMIT', 5, 5, 1_000, 250).kind).toBe('fail');
+  });
+
   const base = {
     now: 10_000,
     queuedAt: 9_000,
