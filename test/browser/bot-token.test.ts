@@ -1,24 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectSecurePage,
-  launchBrowser,
-  openPage,
-  type Stack,
-  screenshot,
-  signIn,
-  startStack,
-} from './stack.js';
+import { describe, expect, it } from 'vitest';
+import { expectSecurePage, openPage, type Stack, screenshot, signIn, useStack } from './stack.js';
 
 /* A bot made in the Bots screen, its token shown once, rotated, and the old one refused. */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_bot_token'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_bot_token', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 /** What the bot API answers a bot token, as a bot's program would call it. */

@@ -1,25 +1,20 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectSecurePage,
-  launchBrowser,
   openPage,
   type Stack,
   screenshot,
   sendThroughPipe,
   signIn,
-  startStack,
+  useStack,
 } from './stack.js';
 
 /* The guided first pipe from an empty install, to a message sent through its URL and drawn as a card. */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_first_pipe'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_first_pipe', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 describe('the guided first pipe', () => {

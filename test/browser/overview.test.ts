@@ -1,8 +1,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectSecurePage,
-  launchBrowser,
   openPage,
   overflowsSideways,
   type SeededPipe,
@@ -11,7 +10,7 @@ import {
   seedPipe,
   sendThroughPipe,
   signIn,
-  startStack,
+  useStack,
 } from './stack.js';
 
 /* The overview's numbers refresh on their own; the overview and deliveries fit a phone's width. */
@@ -19,8 +18,8 @@ let stack: Stack;
 let browser: Browser;
 let open: SeededPipe;
 let locked: SeededPipe;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_overview'), launchBrowser()]);
+useStack('browser_overview', async (s, b) => {
+  [stack, browser] = [s, b];
   open = await seedPipe(stack, { bot: 'Deploy Bot', guild: 'Studio', channel: 'deploys', pipe: 'Deploys' });
   // A channel where @everyone is denied sending: what is sent there dies with NO_SEND_PERMISSION.
   locked = await seedPipe(
@@ -28,10 +27,6 @@ beforeAll(async () => {
     { bot: 'Audit Bot', guild: 'Archive', channel: 'audit', pipe: 'Audit log' },
     { permissionOverwrites: [{ role_id: 0, deny: 4096 }] },
   );
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
 });
 
 /** The number shown on the overview's stat card with this label. */

@@ -1,25 +1,12 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectSecurePage,
-  launchBrowser,
-  openPage,
-  type Stack,
-  screenshot,
-  seedPipe,
-  signIn,
-  startStack,
-} from './stack.js';
+import { describe, expect, it } from 'vitest';
+import { expectSecurePage, openPage, type Stack, screenshot, seedPipe, signIn, useStack } from './stack.js';
 
 /* A pipe's captured payloads in the console: listed, opened, cleared, and capturing turned off. */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_pipe_captures'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_pipe_captures', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 /** Posts a body through the pipe URL with a sender's headers, a signature among them. */

@@ -1,8 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectSecurePage,
-  launchBrowser,
   openPage,
   type SeededPipe,
   type Stack,
@@ -10,7 +9,7 @@ import {
   seedPipe,
   sendThroughPipe,
   signIn,
-  startStack,
+  useStack,
 } from './stack.js';
 
 /*
@@ -20,18 +19,14 @@ import {
 let stack: Stack;
 let browser: Browser;
 let seeded: SeededPipe;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_replay'), launchBrowser()]);
+useStack('browser_replay', async (s, b) => {
+  [stack, browser] = [s, b];
   // The @everyone role may view but not send: the bot (a plain member) cannot post.
   seeded = await seedPipe(
     stack,
     { bot: 'Alert Bot', guild: 'Ops', channel: 'alerts', pipe: 'Disk alerts' },
     { everyonePermissions: 2048 },
   );
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
 });
 
 const nav = (page: Page, name: string) =>

@@ -1,24 +1,12 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectSecurePage,
-  launchBrowser,
-  openPage,
-  type Stack,
-  screenshot,
-  signIn,
-  startStack,
-} from './stack.js';
+import { describe, expect, it } from 'vitest';
+import { expectSecurePage, openPage, type Stack, screenshot, signIn, useStack } from './stack.js';
 
 /* Journeys of signing in and out, in a real chromium over a real web and worker. */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_sign_in'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_sign_in', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 describe('signing in', () => {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import mongoose from 'mongoose';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { freePort, type Proc, startEntry, waitForOutput } from '../helpers/spawn.js';
 import { uniqueName } from '../helpers/test-app.js';
 
@@ -106,6 +106,26 @@ export async function startStack(name: string, env: Record<string, string> = {})
       await conn.close();
     },
   };
+}
+
+/**
+ * The file's stack and browser: started before its tests (then `ready` seeds what they share),
+ * stopped after them, whatever happened.
+ */
+export function useStack(
+  name: string,
+  ready: (stack: Stack, browser: Browser) => void | Promise<void>,
+): void {
+  let started: [Stack, Browser] | undefined;
+  beforeAll(async () => {
+    const [stack, browser] = await Promise.all([startStack(name), launchBrowser()]);
+    started = [stack, browser];
+    await ready(stack, browser);
+  });
+  afterAll(async () => {
+    await started?.[1].close();
+    await started?.[0].stop();
+  });
 }
 
 export async function launchBrowser(): Promise<Browser> {

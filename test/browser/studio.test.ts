@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 import {
   expectSecurePage,
-  launchBrowser,
   openPage,
   type SeededPipe,
   type Stack,
   screenshot,
   seedPipe,
   signIn,
-  startStack,
+  useStack,
 } from './stack.js';
 
 /*
@@ -22,13 +21,9 @@ import {
 let stack: Stack;
 let browser: Browser;
 let seeded: SeededPipe;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_studio'), launchBrowser()]);
+useStack('browser_studio', async (s, b) => {
+  [stack, browser] = [s, b];
   seeded = await seedPipe(stack, { bot: 'Git Bot', guild: 'Dev', channel: 'commits', pipe: 'GitLab hook' });
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
 });
 
 const nav = (page: Page, name: string) =>

@@ -1,14 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expectSecurePage,
-  launchBrowser,
-  openPage,
-  type Stack,
-  screenshot,
-  signIn,
-  startStack,
-} from './stack.js';
+import { describe, expect, it } from 'vitest';
+import { expectSecurePage, openPage, type Stack, screenshot, signIn, useStack } from './stack.js';
 
 /*
  * The template editor in the console as built: styled under the console's CSP (CodeMirror's
@@ -19,12 +11,8 @@ import {
  */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_template_editor'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_template_editor', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 describe('the template editor', () => {

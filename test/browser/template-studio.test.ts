@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectSecurePage,
-  launchBrowser,
   openPage,
   type Stack,
   screenshot,
   seedPipe,
   sendThroughPipe,
   signIn,
-  startStack,
+  useStack,
 } from './stack.js';
 
 /*
@@ -20,12 +19,8 @@ import {
  */
 let stack: Stack;
 let browser: Browser;
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser_template_studio'), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+useStack('browser_template_studio', (s, b) => {
+  [stack, browser] = [s, b];
 });
 
 describe('the template studio', () => {
