@@ -104,6 +104,30 @@ describe('signing in with a bot token', () => {
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it("a bot's right token takes back only its own try, not the address's failed operator tries", async () => {
+    // Anyone holding some bot's token must not be able to clear the count between guesses of
+    // the operators' token: 4 wrong guesses, a bot sign-in, 1 more is the 5th failure.
+    const guess = () => call(app, 'POST', '/console/api/session', { json: { token: 'x'.repeat(32) } });
+    for (let i = 0; i < 4; i++) expect((await guess()).status).toBe(401);
+    await botSignIn();
+    expect((await guess()).status).toBe(401);
+    const refused = await guess();
+    expect([refused.status, refused.body?.code]).toEqual([429, 42901]);
+  });
+
+  it("a bot's right token after wrong bot tries leaves them counted; repeated sign-ins count nothing", async () => {
+    for (let i = 0; i < 10; i++) await botSignIn();
+    const [key] = await keysOf(app, 'console:sign-in-failures:*');
+    expect(key === undefined ? 0 : Number(await app.res.redis.get(key))).toBe(0);
+    const wrong = `hrb_${bot.id}.${'B'.repeat(43)}`;
+    for (let i = 0; i < 2; i++) {
+      await call(app, 'POST', '/console/api/session', { json: { token: wrong, kind: 'bot' } });
+    }
+    await botSignIn();
+    const [after] = await keysOf(app, 'console:sign-in-failures:*');
+    expect(Number(await app.res.redis.get(after!))).toBe(2);
+  });
+
   it('another site cannot sign a bot in: refused before it is counted', async () => {
     const r = await call(app, 'POST', '/console/api/session', {
       json: { token: bot.token, kind: 'bot' },
