@@ -658,6 +658,31 @@ describe('send-pipemsg `type` with a template', () => {
     ] as const) {
       expect((await send(token, query)).status).toBe(200);
     }
+    // A format change applies at once, in this process and (through the change feed) in another.
+    const other = await startTestApp('admin_template_studio_b', {}, { sharedWith: app });
+    try {
+      const sendVia = (x: TestApp, query: string) =>
+        x.request(
+          'POST',
+          `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(cardPipe.token)}${query}`,
+          {
+            json: { t: 'x' },
+          },
+        );
+      expect((await sendVia(other, '&type=10')).status).toBe(200);
+      const changed = await op('POST', '/admin/api/template/update', {
+        id: card.id,
+        msgtype: 1,
+        content: 'text',
+      });
+      expect(changed.status).toBe(200);
+      expect((await send(cardPipe.token, '&type=10')).status).toBe(400);
+      expect((await send(cardPipe.token, '&type=9')).status).toBe(200);
+      await expect.poll(async () => (await sendVia(other, '&type=10')).status).toBe(400);
+      expect((await sendVia(other, '&type=9')).status).toBe(200);
+    } finally {
+      await other.close();
+    }
     // Without a template `type` says what the content is, as before.
     const plain = await createPipe(app, a);
     expect((await send(plain.token, '&type=10', { content: '[]' })).status).toBe(200);
