@@ -112,7 +112,7 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
   const admin = requireAdmin(deps);
   /*
    * A bot session's calls that cost something (a save runs a test render; usage scans the
-   * queue) take the bot's REST budget, under the bucket of the bot API call doing the same work,
+   * queue; channels reads every server of the bot) take the bot's REST budget, under the bucket of the bot API call doing the same work,
    * so that the studio is no way around it. Reads of one record are not metered.
    */
   const metered = (bucket: string) => requireStudio(deps, bucket);
@@ -139,7 +139,7 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, await templateUsage(deps, studioScope(ctx.state), id));
   });
 
-  router.get('/admin/api/template/channels', studio, async (ctx) => {
+  router.get('/admin/api/template/channels', metered('template/channels'), async (ctx) => {
     const { bot_id } = botQuery(ctx.query);
     reply(ctx, { items: await listStudioChannels(deps, studioScope(ctx.state), bot_id) });
   });
