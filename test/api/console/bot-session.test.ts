@@ -243,6 +243,22 @@ describe('what a bot session may reach', () => {
     expect(ok.body?.data.model).toMatchObject({ title: 'from the studio', bot_id: bot.id, status: 0 });
   });
 
+  it.each([
+    '/admin/api/template/create',
+    '/admin/api/template/update',
+    '/admin/api/template/duplicate',
+    '/admin/api/template/delete',
+    '/admin/api/template/render',
+    '/admin/api/template/send-test',
+    '/admin/api/template/submit',
+    '/admin/api/gallery/use',
+    '/admin/api/pipe/captures/clear',
+  ])('POST %s without its CSRF token is refused before its body is read', async (path) => {
+    const { cookie } = await botSignIn();
+    const r = await call(app, 'POST', path, { cookie, json: { id: 'x' } });
+    expect([r.status, r.body?.code]).toEqual([403, 40302]);
+  });
+
   it('signs out with its CSRF token', async () => {
     const { cookie, csrf } = await botSignIn();
     expect((await call(app, 'DELETE', '/console/api/session', { cookie })).status).toBe(403);
