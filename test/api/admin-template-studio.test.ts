@@ -365,7 +365,7 @@ describe('studio budget', () => {
       json: { title: 'own', content: 'y' },
     });
     expect(Number(own.headers.get('x-rate-limit-remaining'))).toBe(left - 1);
-    const id = (made.body?.data.model as Tpl).id;
+    const id = (made.body?.data.model as Tpl | undefined)?.id as string;
     expect([
       await bucketOf('GET', '/admin/api/template/list'),
       await bucketOf('POST', '/admin/api/template/update', { id, title: 'metered 2' }),

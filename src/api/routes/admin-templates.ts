@@ -14,7 +14,6 @@ import {
   type ReviewVerdict,
   renderStudioTemplate,
   reviewTemplate,
-  type StudioScope,
   studioTemplate,
   submitStudioTemplate,
   updateStudioTemplate,
