@@ -59,6 +59,17 @@ describe('signing in with a bot token', () => {
     }
   });
 
+  it('never logs the bot token, signed in or refused', async () => {
+    const { cookie, csrf } = await botSignIn();
+    await call(app, 'POST', '/console/api/session', { json: { token: `${bot.token}x`, kind: 'bot' } });
+    await call(app, 'POST', '/console/api/session', { json: { token: bot.token } });
+    await call(app, 'POST', '/admin/api/template/render', { cookie, csrf, json: { content: 'x' } });
+    const secret = bot.token.split('.')[1] as string;
+    expect(secret.length).toBeGreaterThan(20);
+    expect(app.logs.some((l) => l.route === '/console/api/session')).toBe(true);
+    expect(app.logText()).not.toContain(secret);
+  });
+
   it('a bot token without kind is not an operator token (401), nor is the admin token a bot token', async () => {
     const asOperator = await call(app, 'POST', '/console/api/session', { json: { token: bot.token } });
     expect([asOperator.status, asOperator.body?.code]).toEqual([401, 40101]);
