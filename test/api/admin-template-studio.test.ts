@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TITLE_LENGTH } from '../../src/domain/templates/index.js';
 import { copyTitle } from '../../src/domain/templates/studio.js';
+import { botRestBucketKey } from '../../src/redis/keys.js';
 import { call, type SignedIn, signIn, useConsoleDir } from '../helpers/console.js';
 import { createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -340,6 +341,72 @@ describe('render budget', () => {
   });
 });
 
+describe('studio budget', () => {
+  it("a bot session's saves (each a test render), usage scans and captures take the bot's REST budget", async () => {
+    const w = await createWorld(app, { name: 'budget bot' });
+    const s = await signIn(app, w.bot.token, 'bot');
+    const t = await make(w, { content: 'n={{ data.n }}', test_data: '{"n":1}' });
+    const pipe = await createPipe(app, w, { template_id: t.id });
+    const bucketOf = async (method: string, path: string, json?: unknown) => {
+      const r = await call(app, method, path, { cookie: s.cookie, csrf: s.csrf, json });
+      expect(r.status, `${path} ${r.text}`).toBe(200);
+      return r.headers.get('x-rate-limit-bucket');
+    };
+    const made = await call(app, 'POST', '/admin/api/template/create', {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      json: { title: 'metered', content: 'x {{ data.n }}', test_data: '{"n":2}' },
+    });
+    expect(made.headers.get('x-rate-limit-bucket')).toBe('template/create');
+    // Shared with the bot's own calls to the same work: one take each.
+    const left = Number(made.headers.get('x-rate-limit-remaining'));
+    const own = await app.request('POST', '/api/v3/template/create', {
+      bot: w.bot.token,
+      json: { title: 'own', content: 'y' },
+    });
+    expect(Number(own.headers.get('x-rate-limit-remaining'))).toBe(left - 1);
+    const id = (made.body?.data.model as Tpl | undefined)?.id as string;
+    expect([
+      await bucketOf('GET', '/admin/api/template/list'),
+      await bucketOf('POST', '/admin/api/template/update', { id, title: 'metered 2' }),
+      await bucketOf('POST', '/admin/api/template/duplicate', { id }),
+      await bucketOf('POST', '/admin/api/gallery/use', { id: 'generic-json' }),
+      await bucketOf('GET', `/admin/api/template/usage?id=${t.id}`),
+      await bucketOf('GET', '/admin/api/template/channels'),
+      await bucketOf('GET', `/admin/api/pipe/captures?id=${pipe.id}`),
+      await bucketOf('POST', '/admin/api/template/submit', { id }),
+      await bucketOf('POST', '/admin/api/template/delete', { id }),
+    ]).toEqual([
+      'template/list',
+      'template/update',
+      'template/create',
+      'template/create',
+      'template/usage',
+      'template/channels',
+      'pipe/captures',
+      'template/submit',
+      'template/delete',
+    ]);
+    // Spent, the next save is refused before anything is rendered or written.
+    const key = botRestBucketKey(app.config.redisPrefix, w.bot.id, 'template/update');
+    expect(await app.res.redis.exists(key)).toBe(1);
+    await app.res.redis.set(key, `0 ${Date.now() * 1000}`, 'PX', 60_000);
+    const refused = await call(app, 'POST', '/admin/api/template/update', {
+      cookie: s.cookie,
+      csrf: s.csrf,
+      json: { id: t.id, title: 'refused' },
+    });
+    expect([refused.status, refused.body?.code]).toEqual([429, 42900]);
+    expect((await view(t.id)).title).toBe('tpl');
+    // Operators are not metered.
+    const byOperator = await app.request('POST', '/admin/api/template/update', {
+      admin: true,
+      json: { id: t.id, title: 'by operator' },
+    });
+    expect([byOperator.status, byOperator.headers.get('x-rate-limit-bucket')]).toEqual([200, null]);
+  });
+});
+
 describe('channels', () => {
   it("lists the text channels of the bot's servers, with their server's name", async () => {
     const w = await createWorld(app, { name: 'channel bot' }, { name: 'Alpha guild' });
@@ -592,6 +659,31 @@ describe('send-pipemsg `type` with a template', () => {
       [kmdPipe.token, '&type=9'],
     ] as const) {
       expect((await send(token, query)).status).toBe(200);
+    }
+    // A format change applies at once, in this process and (through the change feed) in another.
+    const other = await startTestApp('admin_template_studio_b', {}, { sharedWith: app });
+    try {
+      const sendVia = (x: TestApp, query: string) =>
+        x.request(
+          'POST',
+          `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(cardPipe.token)}${query}`,
+          {
+            json: { t: 'x' },
+          },
+        );
+      expect((await sendVia(other, '&type=10')).status).toBe(200);
+      const changed = await op('POST', '/admin/api/template/update', {
+        id: card.id,
+        msgtype: 1,
+        content: 'text',
+      });
+      expect(changed.status).toBe(200);
+      expect((await send(cardPipe.token, '&type=10')).status).toBe(400);
+      expect((await send(cardPipe.token, '&type=9')).status).toBe(200);
+      await expect.poll(async () => (await sendVia(other, '&type=10')).status).toBe(400);
+      expect((await sendVia(other, '&type=9')).status).toBe(200);
+    } finally {
+      await other.close();
     }
     // Without a template `type` says what the content is, as before.
     const plain = await createPipe(app, a);

@@ -11,6 +11,7 @@ let mongoProxy: TcpProxy;
 let app: TestApp;
 let queue: Queue<PipeJob>;
 let botId: string;
+let botToken: string;
 let guildId: string;
 let channelId: string;
 
@@ -51,6 +52,7 @@ beforeAll(async () => {
   });
   const bot = await createTestBot(app);
   botId = bot.id;
+  botToken = bot.token;
   const guild = await createTestGuild(app);
   guildId = guild.id;
   channelId = (await createTestChannel(app, guildId)).id;
@@ -88,6 +90,46 @@ describe('database unreachable', () => {
       mongoProxy.restore();
     }
     await expect.poll(async () => (await send(unknown, 'back')).status, { timeout: 15_000 }).toBe(200);
+  });
+});
+
+describe('database unreachable, type sent to a template pipe', () => {
+  async function templatePipe(): Promise<{ token: string; templateId: string }> {
+    const t = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+      bot: botToken,
+      json: { title: 'kmd', content: 'n={{ data.n }}' },
+    });
+    if (t.status !== 200) throw new Error(t.text);
+    const r = await app.request<{ access_token: string }>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: botId, title: 'templated', channel_id: channelId, template_id: t.body.data.model.id },
+    });
+    if (r.status !== 200) throw new Error(r.text);
+    return { token: r.body.data.access_token, templateId: t.body.data.model.id };
+  }
+  const sendTyped = (token: string, type: number) =>
+    app.request('POST', `/api/v3/message/send-pipemsg?access_token=${token}&type=${type}`, {
+      json: { n: 1 },
+      headers: en,
+    });
+
+  it("checks it against the template's format from the cache; an uncached template is left to the worker", async () => {
+    const warm = await templatePipe();
+    const cold = await templatePipe();
+    expect((await sendTyped(warm.token, 9)).status).toBe(200);
+    expect((await sendTyped(warm.token, 10)).status).toBe(400);
+    // The cold pipe is known (cached), its template never looked at.
+    expect((await send(cold.token, 'no type')).status).toBe(200);
+    mongoProxy.cut();
+    try {
+      expect((await sendTyped(warm.token, 9)).status).toBe(200);
+      const mismatch = await sendTyped(warm.token, 10);
+      expect([mismatch.status, mismatch.body.code]).toEqual([400, 40023]);
+      // Not knowable now: accepted, and the worker fails it (TYPE_MISMATCH) if it disagrees.
+      expect((await sendTyped(cold.token, 9)).status).toBe(200);
+    } finally {
+      mongoProxy.restore();
+    }
   });
 });
 

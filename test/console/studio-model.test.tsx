@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../console/src/api.ts';
+import { indentJson } from '../../console/src/capture-model.ts';
 import { lang } from '../../console/src/i18n.ts';
 import {
   cardLimitWarnings,
@@ -12,6 +13,7 @@ import {
   parseTestData,
   testDataFromCapture,
 } from '../../console/src/studio/template-model.ts';
+import { MAX_TEST_DATA_LENGTH } from '../../src/domain/templates/constants.ts';
 
 beforeEach(() => {
   lang.value = 'en-US';
@@ -194,5 +196,21 @@ describe('a captured body as test data', () => {
     expect(out.replace(/\s+/g, '')).toBe(body);
     expect(testDataFromCapture('a=1&b=2')).toBe('a=1&b=2');
     expect(testDataFromCapture('{"a":')).toBe('{"a":');
+  });
+
+  it('keeps a body as sent when laid out it would be longer than test_data may be', () => {
+    // A 38 KB push (a GitLab push with many commits): sent, it fits test_data's 65,536
+    // characters; laid out over lines with indents, it would not, and the save would be refused.
+    const commits = Array.from({ length: 800 }, (_, i) => ({
+      id: `c${i}`,
+      message: 'fix',
+      added: ['a', 'b'],
+    }));
+    const body = JSON.stringify({ object_kind: 'push', commits });
+    expect(body.length).toBeLessThan(MAX_TEST_DATA_LENGTH);
+    expect(indentJson(body).length).toBeGreaterThan(MAX_TEST_DATA_LENGTH);
+    const out = testDataFromCapture(body);
+    expect(out.length).toBeLessThanOrEqual(MAX_TEST_DATA_LENGTH);
+    expect(out).toBe(body);
   });
 });

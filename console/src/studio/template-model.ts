@@ -1,3 +1,4 @@
+import { MAX_TEST_DATA_LENGTH } from '../../../src/domain/templates/constants.ts';
 import { firstJsonError } from '../../../src/render/cards/json-first-error.ts';
 
 import { indentJson, PRETTY_MAX_CHARS } from '../capture-model.ts';
@@ -81,6 +82,8 @@ export function parseTestData(text: string): TestData {
 /**
  * A captured body as test data: JSON laid out over lines to be edited (whitespace only: keys keep
  * their order and numbers their digits), anything else (not JSON, or too long to lay out) as sent.
+ * Laid out only while that stays within test_data's limit: the indents of a big payload that
+ * fits as sent would otherwise make the save fail.
  */
 export function testDataFromCapture(body: string): string {
   if (body.length > PRETTY_MAX_CHARS) return body;
@@ -89,5 +92,6 @@ export function testDataFromCapture(body: string): string {
   } catch {
     return body;
   }
-  return indentJson(body);
+  const laidOut = indentJson(body);
+  return laidOut.length <= MAX_TEST_DATA_LENGTH ? laidOut : body;
 }

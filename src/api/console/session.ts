@@ -19,7 +19,7 @@ import {
   type SignedInAs,
   touchSession,
 } from './session-store.js';
-import { countSignInTry, forgiveSignIn } from './throttle.js';
+import { countSignInTry, forgiveSignIn, takeBackSignInTry } from './throttle.js';
 
 export const SESSION_PATH = '/console/api/session';
 /** A sign-in body is one token: anything much bigger is not one, and is not read. */
@@ -78,7 +78,8 @@ export function consoleSessionRoutes(router: Router<HeraldState>, deps: Deps): v
     }
     const { token, kind } = signInBody((await readJsonBody(ctx.req, SIGN_IN_BODY_LIMIT_BYTES)).value);
     const who = await signedInAs(token, kind ?? 'operator');
-    await forgiveSignIn(deps, ctx.ip);
+    if (who.as.role === 'operator') await forgiveSignIn(deps, ctx.ip);
+    else await takeBackSignInTry(deps, ctx.ip);
     const previous = readSessionCookie(ctx, secure);
     if (previous !== undefined) await endSession(deps, previous);
     const { cookie, session } = await createSession(deps, who.as);

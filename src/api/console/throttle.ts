@@ -87,9 +87,27 @@ export async function countSignInTry(deps: ThrottleDeps, address: string): Promi
   return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
-/** The right token: the address's failures are forgotten. */
+/** The operators' right token: the address's failures are forgotten. */
 export async function forgiveSignIn(deps: ThrottleDeps, address: string): Promise<void> {
   await orRedisDown(() =>
     deps.redis.del(signInFailuresKey(deps.config.redisPrefix, throttleAddress(address))),
   );
+}
+
+/** Decrements a count, deleting it at zero (never below: a count that expired meanwhile stays gone). */
+const TAKE_BACK_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = redis.call('DECR', KEYS[1])
+if n <= 0 then redis.call('DEL', KEYS[1]) end
+return n
+`;
+
+/**
+ * A bot's right token: only this try, counted as a failure before its check, is taken back. The
+ * address's other failures stay: whoever holds any bot's token could otherwise clear the count
+ * between guesses of the operators' token (forgiveSignIn is for that token alone).
+ */
+export async function takeBackSignInTry(deps: ThrottleDeps, address: string): Promise<void> {
+  const key = signInFailuresKey(deps.config.redisPrefix, throttleAddress(address));
+  await orRedisDown(() => deps.redis.eval(TAKE_BACK_SCRIPT, 1, key));
 }

@@ -69,7 +69,8 @@ export function adminGalleryRoutes(router: Router<HeraldState>, deps: Deps): voi
     reply(ctx, { template: detail(await getGalleryTemplate(id), ctx.state.lang) });
   });
 
-  router.post('/admin/api/gallery/use', studio, async (ctx) => {
+  // A copy is a new template (and a test render): a bot session's take its create budget.
+  router.post('/admin/api/gallery/use', requireStudio(deps, 'template/create'), async (ctx) => {
     const body = useBody(ctx.request.body);
     const lang = ctx.state.lang;
     const made = await useGalleryTemplate(deps, studioScope(ctx.state), {

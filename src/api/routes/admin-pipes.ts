@@ -143,9 +143,10 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
 
   /**
    * The pipe's captured payloads, newest first (docs/pipes.md, "Captured payloads"). A bot
-   * developer's studio session reads and clears only its own bot's pipes'.
+   * developer's studio session reads and clears only its own bot's pipes', and its reads (up
+   * to CAPTURE_MAX_ITEMS bodies each) take the bot's REST budget.
    */
-  router.get('/admin/api/pipe/captures', studio, async (ctx) => {
+  router.get('/admin/api/pipe/captures', requireStudio(deps, 'pipe/captures'), async (ctx) => {
     const { id } = idInput(ctx.query);
     const pipe = await getPipeInScope(deps, id, studioScope(ctx.state).botId);
     reply(ctx, { items: await listCaptures(deps, pipe.id) });

@@ -14,7 +14,6 @@ import {
   type ReviewVerdict,
   renderStudioTemplate,
   reviewTemplate,
-  type StudioScope,
   studioTemplate,
   submitStudioTemplate,
   updateStudioTemplate,
@@ -110,8 +109,14 @@ const SEND_TEST_BUCKET = 'template/send-test';
 export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const studio = requireStudio(deps);
   const admin = requireAdmin(deps);
+  /*
+   * A bot session's calls that cost something (a save runs a test render; usage scans the
+   * queue; channels reads every server of the bot) take the bot's REST budget, under the bucket of the bot API call doing the same work,
+   * so that the studio is no way around it. Reads of one record are not metered.
+   */
+  const metered = (bucket: string) => requireStudio(deps, bucket);
 
-  router.get('/admin/api/template/list', studio, async (ctx) => {
+  router.get('/admin/api/template/list', metered('template/list'), async (ctx) => {
     const q = listQuery(ctx.query);
     const { request, sortEcho } = parsePage(ctx.query, Object.keys(TEMPLATE_SORT_FIELDS), 'created_at');
     const page = await listStudioTemplates(deps, studioScope(ctx.state), request, {
@@ -128,17 +133,17 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, { template: view((await studioTemplate(deps, studioScope(ctx.state), id)).template) });
   });
 
-  router.get('/admin/api/template/usage', studio, async (ctx) => {
+  router.get('/admin/api/template/usage', metered('template/usage'), async (ctx) => {
     const { id } = idQuery(ctx.query);
     reply(ctx, await templateUsage(deps, studioScope(ctx.state), id));
   });
 
-  router.get('/admin/api/template/channels', studio, async (ctx) => {
+  router.get('/admin/api/template/channels', metered('template/channels'), async (ctx) => {
     const { bot_id } = botQuery(ctx.query);
     reply(ctx, { items: await listStudioChannels(deps, studioScope(ctx.state), bot_id) });
   });
 
-  router.post('/admin/api/template/create', studio, async (ctx) => {
+  router.post('/admin/api/template/create', metered('template/create'), async (ctx) => {
     const body = createBody(ctx.request.body);
     const s = await createStudioTemplate(deps, studioScope(ctx.state), body.bot_id, {
       ...input(body),
@@ -148,26 +153,26 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, saved(s, ctx.state.lang, view));
   });
 
-  router.post('/admin/api/template/update', studio, async (ctx) => {
+  router.post('/admin/api/template/update', metered('template/update'), async (ctx) => {
     const body = updateBody(ctx.request.body);
     const s = await updateStudioTemplate(deps, studioScope(ctx.state), body.id, input(body));
     reply(ctx, saved(s, ctx.state.lang, view));
   });
 
-  router.post('/admin/api/template/duplicate', studio, async (ctx) => {
+  router.post('/admin/api/template/duplicate', metered('template/create'), async (ctx) => {
     const body = duplicateBody(ctx.request.body);
     const s = await duplicateStudioTemplate(deps, studioScope(ctx.state), body.id, body.title);
     reply(ctx, saved(s, ctx.state.lang, view));
   });
 
-  router.post('/admin/api/template/delete', studio, async (ctx) => {
+  router.post('/admin/api/template/delete', metered('template/delete'), async (ctx) => {
     const { id } = idBody(ctx.request.body);
     await deleteStudioTemplate(deps, studioScope(ctx.state), id);
     reply(ctx, {});
   });
 
-  // The preview is the studio's costly call: a bot session's share the bot's render budget.
-  router.post('/admin/api/template/render', requireStudio(deps, 'template/render'), async (ctx) => {
+  // The preview: a bot session's share the bot's render budget.
+  router.post('/admin/api/template/render', metered('template/render'), async (ctx) => {
     const req = renderRequest(ctx.request.body, ctx.request.rawBody);
     reply(ctx, (await renderStudioTemplate(deps, studioScope(ctx.state), req)).message);
   });
@@ -186,7 +191,7 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
     reply(ctx, await sendStudioTest(deps, studioScope(ctx.state), req, admit));
   });
 
-  router.post('/admin/api/template/submit', studio, async (ctx) => {
+  router.post('/admin/api/template/submit', metered('template/submit'), async (ctx) => {
     const { id } = idBody(ctx.request.body);
     reply(ctx, { model: view(await submitStudioTemplate(deps, studioScope(ctx.state), id)) });
   });

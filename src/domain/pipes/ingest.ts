@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HeraldError, ValidationError } from '../../errors/index.js';
+import { DependencyError, HeraldError, ValidationError } from '../../errors/index.js';
 import { metricsFor } from '../../metrics/index.js';
 import { bodyInput } from '../../queue/job-input.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
@@ -18,15 +18,15 @@ import {
   sha256Hex,
 } from './idempotency.js';
 import { type CachedPipe, resolvePipeToken } from './pipe-cache.js';
-import type { PipeDeps } from './runtime.js';
+import type { PipeDeps, TemplateFormat } from './runtime.js';
 
 /*
  * The hot path of send-pipemsg: token -> pipe from the in-process cache, the pipe's budget
  * (one Redis call, or none while this process holds a lease on a busy pipe), then the message
  * stored as a BullMQ job (one Redis call), plus one claim and one confirmation when the sender
  * gives an Idempotency-Key. No database read: the pipe cache holds what the job needs, and a
- * target_id other than the pipe's channel is checked against the channel cache. (A `type` sent
- * to a template pipe costs one read of the template: checkTemplateType.)
+ * target_id other than the pipe's channel is checked against the channel cache, and a `type`
+ * sent to a template pipe against the template format cache (checkTemplateType).
  */
 
 /** The rate-limit bucket name the X-Rate-Limit-Bucket header shows. */
@@ -118,11 +118,19 @@ async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string)
  * for a card in any card format): the template decides what the message is, and a `type` that
  * says otherwise is refused (400, 40023) rather than silently overridden. Equal or absent is
  * fine. A template that is gone or banned is left to the worker, which records why it cannot
- * send, as for a message sent without `type`.
+ * send, as for a message sent without `type`. Read from the template format cache, so that the
+ * door keeps working through a database outage; a template it cannot know then is left to the
+ * worker too, which fails a message whose type disagrees (TYPE_MISMATCH).
  */
 async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10): Promise<void> {
   const templateId = pipe.template_id as string;
-  const template = await deps.store.templates.getAnyBot(templateId);
+  let template: TemplateFormat | null;
+  try {
+    template = await deps.pipeRuntime.templates.get(templateId);
+  } catch (err) {
+    if (err instanceof DependencyError && err.dependency === 'database') return;
+    throw err;
+  }
   if (!template || template.bot_id !== pipe.bot_id) return;
   const expected = messageTypeOf(template.msgtype);
   if (expected !== type) throw new TemplateTypeMismatchError(type, templateId, expected);

@@ -16,9 +16,21 @@ export const CHANNEL_CACHE_MAX_ENTRIES = 20_000;
 /** Age after which a cached channel is re-read from the database (when it answers), in ms. */
 export const CHANNEL_CACHE_FRESH_MS = 60_000;
 
+/** Most templates whose format a web process keeps, for `type` checks at the door. */
+export const TEMPLATE_FORMAT_CACHE_MAX_ENTRIES = 20_000;
+/** Age after which a cached template format is re-read from the database (when it answers), in ms. */
+export const TEMPLATE_FORMAT_CACHE_FRESH_MS = 60_000;
+
+/** What the door's `type` check needs of a live template (ingest.ts, checkTemplateType). */
+export interface TemplateFormat {
+  readonly bot_id: string;
+  readonly msgtype: number;
+}
+
 /**
  * What the pipe endpoints need beyond Deps, one per process: the producer queue, the
- * token -> pipe cache and the channel cache, each cache kept current by Redis pub/sub.
+ * token -> pipe cache, the channel cache and the template format cache, each cache kept current
+ * by Redis pub/sub.
  */
 export interface PipeRuntime {
   /** The pipe queue's adds, withdrawals, requeues and job reads (queue/messages.ts). */
@@ -40,6 +52,8 @@ export interface PipeRuntime {
   readonly budgets: BucketLeases;
   readonly pipes: PipeCache;
   readonly channels: LiveCache<ChannelRecord>;
+  /** Live templates' formats by id (null: none live), for a `type` sent to a template pipe. */
+  readonly templates: LiveCache<TemplateFormat>;
   readonly defaultLimit: BucketLimit;
   /** Safe to call more than once. */
   close(): Promise<void>;
@@ -58,6 +72,14 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
     maxEntries: CHANNEL_CACHE_MAX_ENTRIES,
     freshMs: CHANNEL_CACHE_FRESH_MS,
     load: (id) => getChannel(deps, id),
+  });
+  const templates = new LiveCache<TemplateFormat>({
+    maxEntries: TEMPLATE_FORMAT_CACHE_MAX_ENTRIES,
+    freshMs: TEMPLATE_FORMAT_CACHE_FRESH_MS,
+    load: async (id) => {
+      const t = await deps.store.templates.getAnyBot(id);
+      return t ? { bot_id: t.bot_id, msgtype: t.msgtype } : null;
+    },
   });
 
   const redis = createRedis(config, boundCalls ? 'request' : 'command');
@@ -89,6 +111,7 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
       config,
       (change) => {
         if (change.kind === 'channel') channels.invalidate(change.id);
+        else if (change.kind === 'template') templates.invalidate(change.id);
         else if (change.kind === 'guild') channels.clear();
         // Cached pipes carry their bot's enabled flag; bot changes are rare.
         else if (change.kind === 'bot') pipes.clear();
@@ -98,12 +121,17 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
         onResync: () => {
           pipes.clear();
           channels.goLive(); // from empty: changes may have been missed
+          templates.goLive();
         },
-        onDisconnect: () => channels.goOffline(),
+        onDisconnect: () => {
+          channels.goOffline();
+          templates.goOffline();
+        },
         onError: (err) => log.debug('directory subscriber error', { error: err.message }),
       },
     );
     channels.goLive();
+    templates.goLive();
     closers.push(() => directory.close());
   } catch (err) {
     await closeAll();
@@ -118,6 +146,7 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
     budgets: new BucketLeases(redis),
     pipes,
     channels,
+    templates,
     defaultLimit,
     close() {
       closing ??= closeAll();

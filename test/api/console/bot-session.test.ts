@@ -59,6 +59,17 @@ describe('signing in with a bot token', () => {
     }
   });
 
+  it('never logs the bot token, signed in or refused', async () => {
+    const { cookie, csrf } = await botSignIn();
+    await call(app, 'POST', '/console/api/session', { json: { token: `${bot.token}x`, kind: 'bot' } });
+    await call(app, 'POST', '/console/api/session', { json: { token: bot.token } });
+    await call(app, 'POST', '/admin/api/template/render', { cookie, csrf, json: { content: 'x' } });
+    const secret = bot.token.split('.')[1] as string;
+    expect(secret.length).toBeGreaterThan(20);
+    expect(app.logs.some((l) => l.route === '/console/api/session')).toBe(true);
+    expect(app.logText()).not.toContain(secret);
+  });
+
   it('a bot token without kind is not an operator token (401), nor is the admin token a bot token', async () => {
     const asOperator = await call(app, 'POST', '/console/api/session', { json: { token: bot.token } });
     expect([asOperator.status, asOperator.body?.code]).toEqual([401, 40101]);
@@ -102,6 +113,30 @@ describe('signing in with a bot token', () => {
     });
     expect([throttled.status, throttled.body?.code]).toEqual([429, 42901]);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it("a bot's right token takes back only its own try, not the address's failed operator tries", async () => {
+    // Anyone holding some bot's token must not be able to clear the count between guesses of
+    // the operators' token: 4 wrong guesses, a bot sign-in, 1 more is the 5th failure.
+    const guess = () => call(app, 'POST', '/console/api/session', { json: { token: 'x'.repeat(32) } });
+    for (let i = 0; i < 4; i++) expect((await guess()).status).toBe(401);
+    await botSignIn();
+    expect((await guess()).status).toBe(401);
+    const refused = await guess();
+    expect([refused.status, refused.body?.code]).toEqual([429, 42901]);
+  });
+
+  it("a bot's right token after wrong bot tries leaves them counted; repeated sign-ins count nothing", async () => {
+    for (let i = 0; i < 10; i++) await botSignIn();
+    const [key] = await keysOf(app, 'console:sign-in-failures:*');
+    expect(key === undefined ? 0 : Number(await app.res.redis.get(key))).toBe(0);
+    const wrong = `hrb_${bot.id}.${'B'.repeat(43)}`;
+    for (let i = 0; i < 2; i++) {
+      await call(app, 'POST', '/console/api/session', { json: { token: wrong, kind: 'bot' } });
+    }
+    await botSignIn();
+    const [after] = await keysOf(app, 'console:sign-in-failures:*');
+    expect(Number(await app.res.redis.get(after!))).toBe(2);
   });
 
   it('another site cannot sign a bot in: refused before it is counted', async () => {
@@ -217,6 +252,22 @@ describe('what a bot session may reach', () => {
     const ok = await call(app, 'POST', '/admin/api/template/create', { cookie, csrf, json });
     expect([ok.status, ok.body?.code]).toEqual([200, 0]);
     expect(ok.body?.data.model).toMatchObject({ title: 'from the studio', bot_id: bot.id, status: 0 });
+  });
+
+  it.each([
+    '/admin/api/template/create',
+    '/admin/api/template/update',
+    '/admin/api/template/duplicate',
+    '/admin/api/template/delete',
+    '/admin/api/template/render',
+    '/admin/api/template/send-test',
+    '/admin/api/template/submit',
+    '/admin/api/gallery/use',
+    '/admin/api/pipe/captures/clear',
+  ])('POST %s without its CSRF token is refused before its body is read', async (path) => {
+    const { cookie } = await botSignIn();
+    const r = await call(app, 'POST', path, { cookie, json: { id: 'x' } });
+    expect([r.status, r.body?.code]).toEqual([403, 40302]);
   });
 
   it('signs out with its CSRF token', async () => {
