@@ -139,6 +139,9 @@ export function createPipeStore({ Pipe }: PipeModels) {
         token_hash: p.token_hash,
         rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
         capture: p.capture,
+        event_source: storedSource(p.event_source),
+        routes: storedRoutes(p.routes),
+        preset: p.preset,
         created_at: p.now,
         updated_at: p.now,
       };
