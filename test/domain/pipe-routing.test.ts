@@ -141,6 +141,9 @@ describe("operators' settings", () => {
     for (const bad of [
       { header: 'X GitHub' },
       { header: 'x:y' },
+      { header: 'Authorization' },
+      { header: 'X-Hub-Signature-256' },
+      { header: 'x-gitlab-token' },
       { body: 'a..b' },
       { body: '.a' },
       { body: 'a b' },

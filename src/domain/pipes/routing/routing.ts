@@ -190,6 +190,23 @@ export function requestVariables(job: {
 // ---- Checking an operator's routing settings (pipe create and update) ----
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Headers that carry credentials: never an event source, whose value would be kept with the
+ * message (its record, pipemsg-status, the template's `_event`).
+ */
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'x-hub-signature',
+  'x-hub-signature-256',
+  'x-gitlab-token',
+  'x-gitea-signature',
+  'x-gogs-signature',
+  'webhook-signature',
+  'sentry-hook-signature',
+]);
 const ROUTE_EVENT = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 const BODY_PATH_SEGMENT = /^[^.\s]+$/;
 
@@ -209,6 +226,13 @@ export function checkEventSource(source: PipeEventSource): PipeEventSource {
         'event_source',
         `header 必须是 1 到 ${MAX_EVENT_SOURCE_LENGTH} 个字符的 HTTP 头名称`,
         `header must be an HTTP header name of 1 to ${MAX_EVENT_SOURCE_LENGTH} characters`,
+      );
+    }
+    if (CREDENTIAL_HEADERS.has(name.toLowerCase())) {
+      throw invalid(
+        'event_source',
+        'header 不能是携带凭据的头',
+        'header must not be one that carries credentials',
       );
     }
     return { header: name.toLowerCase() };
