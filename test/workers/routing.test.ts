@@ -45,7 +45,7 @@ beforeAll(async () => {
   w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
 });
 afterAll(async () => {
-  await workers?.close();
+  await workers?.close(2_000);
   await app?.close();
 });
 
