@@ -23,7 +23,7 @@ import {
 import { pickLang } from '../lang.js';
 import { parseQuery, pipeToken, type Query } from '../pipe-request.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
-import { type JsonBody, readJsonBody } from '../read-json-body.js';
+import { type BodyOptions, type JsonBody, readJsonBody } from '../read-json-body.js';
 import { logRequest, requestIdFrom } from '../request-log.js';
 import { compileValidator, idSchema } from '../validation.js';
 
@@ -85,6 +85,10 @@ const sendQuery = compileValidator<{
   },
 });
 
+/** How a body may come: a template pipe also takes a form (read-json-body.ts); made once, not per request. */
+const FORM: BodyOptions = { form: true };
+const JSON_ONLY: BodyOptions = {};
+
 /** A request header as Koa's ctx.get reads it: '' when absent, repeated ones joined. */
 function headerOf(req: IncomingMessage, name: string): string {
   const value = req.headers[name];
@@ -116,7 +120,11 @@ async function accept(
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
   // A template pipe takes GitHub's form-encoded bodies too (the JSON in `payload`).
-  const body = await readJsonBody(req, deps.config.bodyLimitBytes, { form: pipe.template_id !== null });
+  const body = await readJsonBody(
+    req,
+    deps.config.bodyLimitBytes,
+    pipe.template_id !== null ? FORM : JSON_ONLY,
+  );
   const accepted = await acceptPipeMessage(deps, pipe, messageRequest(req, query, body));
   return success(accepted, lang);
 }
@@ -138,7 +146,7 @@ async function acceptRouted(
   answer: Answer,
   lang: Lang,
 ): Promise<Envelope> {
-  const body = await readJsonBody(req, deps.config.bodyLimitBytes, { form: true });
+  const body = await readJsonBody(req, deps.config.bodyLimitBytes, FORM);
   const request = messageRequest(req, query, body);
   const routed = routeRequest(routing, req.headers, body.value);
   if ('skip' in routed) {
