@@ -3,7 +3,8 @@
 //
 //   npm run conformance:regen      (= php scripts/php/render-cases.php)
 //
-// Reads every test/render/conformance/cases/*.json (arrays of {name, template, data, platform?}),
+// Reads every test/render/conformance/cases/*.json (arrays of {name, template, data, platform?,
+// variables?}; `variables`: top-level variables beside `data`, as a routed pipe's `_event`),
 // renders each case with PHP Twig configured like the platform (see README in that folder) and
 // writes test/render/conformance/expected/<same file name>.json as
 // { "<case name>": {"output": "..."} | {"error": true} }.
@@ -74,7 +75,7 @@ if ($files === []) {
     exit(2);
 }
 
-function render_case(string $template, $data, array $platform): array
+function render_case(string $template, $data, array $platform, array $variables = []): array
 {
     $loader = new ArrayLoader(['template' => $template]);
     $twig = new Environment($loader, [
@@ -88,7 +89,7 @@ function render_case(string $template, $data, array $platform): array
     \Herald\Conformance\install($twig, $platform);
     mt_srand(0);
     try {
-        $output = $twig->render('template', ['data' => $data]);
+        $output = $twig->render('template', ['data' => $data] + $variables);
     } catch (\Throwable $e) {
         return [['error' => true], get_class($e) . ': ' . $e->getMessage()];
     }
@@ -130,8 +131,17 @@ foreach ($files as $file) {
             fwrite(STDERR, "$base: case '$name': platform must be an object\n");
             exit(1);
         }
+        $variables = $case['variables'] ?? [];
+        if (!is_array($variables) || ($variables !== [] && array_is_list($variables)) || array_key_exists('data', $variables)) {
+            fwrite(STDERR, "$base: case '$name': variables must be an object without 'data'\n");
+            exit(1);
+        }
+        if ($variables !== []) {
+            $variablesJson = json_encode($variables, JSON_PRESERVE_ZERO_FRACTION | JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR);
+            $variables = json_decode($variablesJson, true, 512, JSON_THROW_ON_ERROR);
+        }
         $currentCase = $name;
-        [$result, $why] = render_case($case['template'], $data, $platform);
+        [$result, $why] = render_case($case['template'], $data, $platform, $variables);
         $currentCase = null;
         if ($why !== null) {
             $errors++;

@@ -3,6 +3,7 @@ import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { HeraldError } from '../errors/index.js';
 import { decodeValidUtf8 } from '../text/utf8.js';
+import { formPayloadText, isFormContentType } from './form-body.js';
 import {
   bodyEncodingOf,
   bodyTooLarge,
@@ -29,6 +30,8 @@ import {
  *   Unicode: invalid UTF-8 bytes or a lone surrogate escape (`"\ud800"`), which would be kept
  *   as U+FFFD, are 400 naming the field.
  * - A POST without a body, or with an empty one, reads as `{}` with the text ''.
+ * - With `form` (template pipes), an application/x-www-form-urlencoded body is taken too: the
+ *   JSON in its `payload` field is read as if it had been the body (form-body.ts).
  */
 
 export interface JsonBody {
@@ -38,6 +41,18 @@ export interface JsonBody {
   readonly text: string;
   /** The bytes of `text` (decompressed, without a byte-order mark), for template input. */
   readonly bytes: Buffer;
+  /**
+   * The body as received, decompressed (a byte-order mark kept): what a sender's signature
+   * covers. The same bytes as `bytes` for JSON without a byte-order mark; for a form body, the
+   * form, while `text` and `bytes` are its `payload`.
+   */
+  readonly raw: Buffer;
+}
+
+/** How a body may come, besides JSON. */
+export interface BodyOptions {
+  /** Take an application/x-www-form-urlencoded body with the JSON in its `payload` field. */
+  readonly form?: boolean;
 }
 
 /**
@@ -83,9 +98,17 @@ const unreadable = (detail: string): HeraldError => new HeraldError('BODY_UNREAD
  * (the rest of the body is then left unread: answer with `Connection: close`), 415 for a type
  * or encoding that is not JSON, 400 for anything unparsable or cut short.
  */
-export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<JsonBody> {
-  if (!hasBody(req.headers)) return Promise.resolve({ value: {}, text: '', bytes: Buffer.alloc(0) });
-  if (!isJsonContentType(req.headers['content-type']))
+export function readJsonBody(
+  req: IncomingMessage,
+  limitBytes: number,
+  options: BodyOptions = {},
+): Promise<JsonBody> {
+  if (!hasBody(req.headers)) {
+    const empty = Buffer.alloc(0);
+    return Promise.resolve({ value: {}, text: '', bytes: empty, raw: empty });
+  }
+  const form = options.form === true && isFormContentType(req.headers['content-type']);
+  if (!form && !isJsonContentType(req.headers['content-type']))
     return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
   const decoder = decoderFor(req);
   if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
@@ -111,13 +134,19 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<
         reject(err);
         return;
       }
-      let bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      let bytes = raw;
       // A UTF-8 byte-order mark (EF BB BF) is not part of the JSON.
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-      const text = decodeValidUtf8(bytes);
       try {
+        if (form) {
+          const payload = formPayloadText(raw);
+          resolve({ value: parse(payload), text: payload, bytes: Buffer.from(payload, 'utf8'), raw });
+          return;
+        }
+        const text = decodeValidUtf8(bytes);
         if (text === undefined) throw explainInvalidUtf8(bytes);
-        resolve({ value: parse(text), text, bytes });
+        resolve({ value: parse(text), text, bytes, raw });
       } catch (parseErr) {
         reject(parseErr);
       }

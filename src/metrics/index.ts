@@ -20,6 +20,8 @@ export interface HeraldMetrics {
   readonly registry: Registry;
   /** Pipe messages accepted by the web process (incremented by the pipe ingest). */
   readonly accepted: Counter;
+  /** Requests of routed pipes answered without a message, by reason (domain/pipes/routing). */
+  readonly skipped: Counter<'reason'>;
   /** Messages the sink took, by sink (store, relay). */
   readonly sent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
@@ -51,6 +53,12 @@ export function createMetrics(): HeraldMetrics {
   const accepted = new Counter({
     name: 'herald_pipe_messages_accepted_total',
     help: 'Pipe messages accepted by the web API',
+    registers,
+  });
+  const skipped = new Counter({
+    name: 'herald_pipe_events_skipped_total',
+    help: 'Events of routed pipes answered without a message (event_ignored, no_template, no_event)',
+    labelNames: ['reason'] as const,
     registers,
   });
   const sent = new Counter({
@@ -124,6 +132,7 @@ export function createMetrics(): HeraldMetrics {
   return {
     registry,
     accepted,
+    skipped,
     sent,
     failed,
     rateLimitedWaits,

@@ -25,8 +25,18 @@ export interface PipeJob {
   /** Target channel: the pipe's channel or the validated `target_id`. */
   channel_id: string;
   guild_id: string;
-  /** The pipe's template at acceptance; null: the input is the message content itself. */
+  /**
+   * The template the door chose (the pipe's, or its route's for the event); null: the input is
+   * the message content itself.
+   */
   template_id: string | null;
+  /**
+   * Only on messages of a pipe that routes by event (domain/pipes/routing): the event the request
+   * named (null: none), which the template sees as `_event`.
+   */
+  event?: string | null;
+  /** With `event`: the allow-listed request headers, lower-case names, the template's `_headers`. */
+  headers?: Record<string, string>;
   /** 9 KMarkdown, 10 card; null: the template's format, or KMarkdown without a template. */
   type: 9 | 10 | null;
   quote: string | null;

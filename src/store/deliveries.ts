@@ -42,11 +42,27 @@ export type StoredRendered = RenderedMessage | { readonly type: number; readonly
 /** How many transitions a record keeps, the newest. */
 export const DELIVERY_HISTORY_MAX = 50;
 
+/**
+ * What a record is filed under, written with every transition: the ids, and the template the
+ * message was accepted with and its event (a routed pipe's), when the writer knows them.
+ */
+export interface DeliveryRecordIds {
+  readonly bot_id: string;
+  readonly pipe_id: string;
+  readonly channel_id: string;
+  readonly template_id?: string | null;
+  readonly event?: string | null;
+}
+
 export interface DeliveryRecord {
   readonly msg_id: string;
   readonly bot_id: string;
   readonly pipe_id: string;
   readonly channel_id: string;
+  /** The template the door chose (the pipe's, or its route's); null: none, or not known. */
+  readonly template_id: string | null;
+  /** The event of a message of a pipe that routes by event; null otherwise. */
+  readonly event: string | null;
   readonly status: DeliveryStatus;
   /** Reason code of a failure (src/domain/deliveries/reasons.ts), or of the last retry. */
   readonly reason: string | null;
@@ -85,7 +101,10 @@ export interface DeliveryDetail extends DeliveryRecord {
 
 /** Fields a worker or replay writes; omitted fields keep their value. */
 export type DeliveryChanges = Partial<
-  Omit<DeliveryRecord, 'msg_id' | 'bot_id' | 'pipe_id' | 'channel_id' | 'created_at' | 'updated_at'>
+  Omit<
+    DeliveryRecord,
+    'msg_id' | 'bot_id' | 'pipe_id' | 'channel_id' | 'template_id' | 'event' | 'created_at' | 'updated_at'
+  >
 > & {
   /** The job to keep for replay (only while failed); null drops it. */
   readonly job?: Readonly<Record<string, unknown>> | null;
@@ -127,6 +146,8 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   bot_id: d.bot_id,
   pipe_id: d.pipe_id,
   channel_id: d.channel_id,
+  template_id: d.template_id ?? null,
+  event: d.event ?? null,
   status: d.status,
   reason: d.reason ?? null,
   code: d.code ?? null,
@@ -235,7 +256,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
      */
     async save(
       msgId: string,
-      ids: { bot_id: string; pipe_id: string; channel_id: string },
+      ids: DeliveryRecordIds,
       changes: DeliveryChanges,
       now: number,
       event?: DeliveryEvent,
@@ -266,7 +287,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
     async insertNew(
       records: ReadonlyArray<{
         msg_id: string;
-        ids: { bot_id: string; pipe_id: string; channel_id: string };
+        ids: DeliveryRecordIds;
         changes: DeliveryChanges;
         /** The record's first history entry. */
         event?: DeliveryEvent;
@@ -278,6 +299,8 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       if (records.length === 0) return [];
       const docs = records.map((r) => ({
         _id: r.msg_id,
+        template_id: null,
+        event: null,
         ...r.ids,
         reason: null,
         code: null,

@@ -16,6 +16,10 @@ const deliverySchema = new mongoose.Schema(
     bot_id: { type: String, required: true },
     pipe_id: { type: String, required: true },
     channel_id: { type: String, required: true },
+    // The template the message was accepted with, and its event on a pipe that routes by event
+    // (null: none; absent on records from before they were kept).
+    template_id: { type: String, default: null },
+    event: { type: String, default: null },
     status: { type: String, required: true },
     reason: { type: String, default: null },
     code: { type: Number, default: null },

@@ -33,6 +33,7 @@ export {
   type DeliveryEvent,
   type DeliveryFilter,
   type DeliveryRecord,
+  type DeliveryRecordIds,
   type DeliveryStage,
   type DeliveryStatus,
   type DeliveryStore,
@@ -59,8 +60,10 @@ export {
   type NewPipe,
   PIPE_SORT_FIELDS,
   type PipeChanges,
+  type PipeEventSource,
   type PipeRateLimit,
   type PipeRecord,
+  type PipeRoutes,
   type PipeStore,
 } from './pipes.js';
 export type { BotRecord, BotSink, ImageRef, IntimacyRecord, UserRecord } from './records.js';

@@ -8,6 +8,19 @@ const rateLimitSchema = new mongoose.Schema(
   { _id: false },
 );
 
+// Event routing (domain/pipes/routing): where a request names its event, exactly one of the two.
+const eventSourceSchema = new mongoose.Schema(
+  { header: { type: String, default: undefined }, body: { type: String, default: undefined } },
+  { _id: false },
+);
+
+// One route: an event name and its template (null: the event is answered and not posted). A list
+// rather than a map, so that any event name is a value, never a field name.
+const routeSchema = new mongoose.Schema(
+  { event: { type: String, required: true }, template_id: { type: String, default: null } },
+  { _id: false },
+);
+
 const pipeSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
@@ -25,6 +38,10 @@ const pipeSchema = new mongoose.Schema(
     // Whether accepted payloads are captured (domain/pipes/captures.ts); absent on pipes made
     // before captures existed, which read as true.
     capture: { type: Boolean, default: true },
+    // Absent on pipes made before routing existed, which read as null / no routes / no preset.
+    event_source: { type: eventSourceSchema, default: null },
+    routes: { type: [routeSchema], default: undefined },
+    preset: { type: String, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

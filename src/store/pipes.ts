@@ -8,6 +8,15 @@ export interface PipeRateLimit {
   readonly per_second: number;
 }
 
+/**
+ * Where a request names its event (docs/pipes.md, "Routing by event"): a request header (its name
+ * in lower case) or a field of the JSON body (a dot-separated path).
+ */
+export type PipeEventSource = { readonly header: string } | { readonly body: string };
+
+/** Event name -> the template that renders it; null: the event is answered and not posted. */
+export type PipeRoutes = Readonly<Record<string, string | null>>;
+
 export interface PipeRecord {
   readonly id: string;
   readonly bot_id: string;
@@ -20,6 +29,12 @@ export interface PipeRecord {
   readonly rate_limit: PipeRateLimit | null;
   /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
   readonly capture: boolean;
+  /** Where the event is read; null: no routing (every message renders template_id). */
+  readonly event_source: PipeEventSource | null;
+  /** Per-event templates; template_id is the default for events not listed. */
+  readonly routes: PipeRoutes;
+  /** The preset the pipe was made with (github, gitlab, ...); null: none. */
+  readonly preset: string | null;
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -37,6 +52,8 @@ export interface PipeChanges {
   readonly enabled?: boolean;
   readonly rate_limit?: PipeRateLimit | null;
   readonly capture?: boolean;
+  readonly event_source?: PipeEventSource | null;
+  readonly routes?: PipeRoutes;
 }
 
 /** Sortable fields of the pipe list, as the API names them, mapped to stored fields. */
@@ -58,9 +75,32 @@ interface PipeDoc {
   token_hash?: string;
   rate_limit?: { capacity: number; per_second: number } | null;
   capture?: boolean;
+  event_source?: { header?: string | null; body?: string | null } | null;
+  routes?: StoredRoute[] | null;
+  preset?: string | null;
   created_at: number;
   updated_at: number;
 }
+
+interface StoredRoute {
+  event: string;
+  template_id?: string | null;
+}
+
+function eventSourceOf(d: PipeDoc['event_source']): PipeEventSource | null {
+  if (typeof d?.header === 'string') return { header: d.header };
+  if (typeof d?.body === 'string') return { body: d.body };
+  return null;
+}
+
+const routesOf = (routes: PipeDoc['routes']): PipeRoutes =>
+  Object.fromEntries((routes ?? []).map((r) => [r.event, r.template_id ?? null]));
+
+const storedRoutes = (routes: PipeRoutes): StoredRoute[] =>
+  Object.entries(routes).map(([event, template_id]) => ({ event, template_id }));
+
+const storedSource = (s: PipeEventSource | null): PipeDoc['event_source'] =>
+  s === null ? null : 'header' in s ? { header: s.header } : { body: s.body };
 
 const toRecord = (d: PipeDoc): PipeRecord => ({
   id: d._id,
@@ -72,6 +112,9 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   enabled: d.enabled,
   rate_limit: d.rate_limit ? { capacity: d.rate_limit.capacity, per_second: d.rate_limit.per_second } : null,
   capture: d.capture ?? true,
+  event_source: eventSourceOf(d.event_source),
+  routes: routesOf(d.routes),
+  preset: d.preset ?? null,
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
@@ -96,6 +139,9 @@ export function createPipeStore({ Pipe }: PipeModels) {
         token_hash: p.token_hash,
         rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
         capture: p.capture,
+        event_source: storedSource(p.event_source),
+        routes: storedRoutes(p.routes),
+        preset: p.preset,
         created_at: p.now,
         updated_at: p.now,
       };
@@ -117,6 +163,8 @@ export function createPipeStore({ Pipe }: PipeModels) {
     async update(id: string, changes: PipeChanges, now: number): Promise<PipeRecord | null> {
       const set: Record<string, unknown> = { updated_at: now };
       for (const [k, v] of Object.entries(changes)) if (v !== undefined) set[k] = v;
+      if (changes.routes !== undefined) set.routes = storedRoutes(changes.routes);
+      if (changes.event_source !== undefined) set.event_source = storedSource(changes.event_source);
       // No projection: FerretDB v1 does not implement findAndModify's `fields`; toRecord
       // leaves the hash out anyway.
       const d = await Pipe.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<PipeDoc>();
@@ -134,14 +182,17 @@ export function createPipeStore({ Pipe }: PipeModels) {
     },
 
     /**
-     * The pipes of `botId` bound to template `templateId` (a template is its bot's, and so are
-     * the pipes that may use it), by id. One bot's pipes are few: no index beyond bot_id's.
+     * The pipes of `botId` that use template `templateId`, as their default or in a route (a
+     * template is its bot's, and so are the pipes that may use it), by id. One bot's pipes are
+     * few: no index beyond bot_id's, and the routes are looked at here rather than in a query.
      */
     async listByTemplate(botId: string, templateId: string): Promise<PipeRecord[]> {
-      const docs = await Pipe.find({ bot_id: botId, template_id: templateId }, PUBLIC_FIELDS)
-        .sort({ _id: 1 })
-        .lean<PipeDoc[]>();
-      return docs.map(toRecord);
+      const docs = await Pipe.find({ bot_id: botId }, PUBLIC_FIELDS).sort({ _id: 1 }).lean<PipeDoc[]>();
+      return docs
+        .filter(
+          (d) => d.template_id === templateId || (d.routes ?? []).some((r) => r.template_id === templateId),
+        )
+        .map(toRecord);
     },
 
     /** A page of pipes, all of them or one bot's. */

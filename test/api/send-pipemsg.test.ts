@@ -414,6 +414,9 @@ describe('pipemsg-status', () => {
       upstream_msg_id: null,
       retry_at: null,
       not_permissions_mention: [],
+      // A plain pipe's message: no template, no event (routing by event: send-pipemsg-routing.test.ts).
+      template_id: null,
+      event: null,
       error: null,
     });
     expect(byPipe.headers.get('x-rate-limit-bucket')).toBe('message/pipemsg-status');

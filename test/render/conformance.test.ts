@@ -18,6 +18,8 @@ interface ConformanceCase {
   template: string;
   data: unknown;
   platform?: Record<string, unknown>;
+  /** Top-level variables beside `data` (a routed pipe's `_event` and `_headers`). */
+  variables?: Record<string, unknown>;
 }
 
 type Expected = { output: string } | { error: true };
@@ -73,7 +75,11 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
 };
 
 function render(testCase: ConformanceCase, data: unknown): string {
-  const options = { now: FIXED_NOW, random: seeded() } as unknown as RenderOptions;
+  const options = {
+    now: FIXED_NOW,
+    random: seeded(),
+    ...(testCase.variables ? { variables: testCase.variables } : {}),
+  } as unknown as RenderOptions;
   const platform = (testCase.platform ?? {}) as unknown as PlatformContext;
   return compileTemplate(testCase.template, UNTIMED).render(data, platform, options);
 }

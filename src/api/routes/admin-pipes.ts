@@ -12,9 +12,12 @@ import {
   rotatePipeToken,
   updatePipe,
 } from '../../domain/pipes/pipes.js';
+import { createPresetPipe, PIPE_PRESET_IDS, type PipePresetId } from '../../domain/pipes/routing/presets.js';
+import { MAX_EVENT_SOURCE_LENGTH, MAX_ROUTES } from '../../domain/pipes/routing/routing.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
-import type { PipeRateLimit } from '../../store/index.js';
+import { ValidationError } from '../../errors/index.js';
+import type { PipeEventSource, PipeRateLimit, PipeRoutes } from '../../store/index.js';
 import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
@@ -43,6 +46,19 @@ const pipeFields = {
   enabled: { type: 'boolean' },
   rate_limit: rateLimitSchema,
   capture: { type: 'boolean' },
+  // Exactly one of the two (eventSourceOf); the finer rules are the domain's (routing.ts).
+  event_source: {
+    type: ['object', 'null'],
+    properties: {
+      header: { type: 'string', minLength: 1, maxLength: MAX_EVENT_SOURCE_LENGTH },
+      body: { type: 'string', minLength: 1, maxLength: MAX_EVENT_SOURCE_LENGTH },
+    },
+  },
+  routes: {
+    type: ['object', 'null'],
+    maxProperties: MAX_ROUTES,
+    additionalProperties: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
+  },
 } as const;
 
 interface PipeBody {
@@ -52,11 +68,15 @@ interface PipeBody {
   enabled?: boolean;
   rate_limit?: PipeRateLimit | null;
   capture?: boolean;
+  event_source?: { header?: string; body?: string } | null;
+  routes?: Record<string, string | null> | null;
 }
 
-const createBody = compileValidator<PipeBody & { bot_id: string; title: string; channel_id: string }>({
+const createBody = compileValidator<
+  PipeBody & { bot_id: string; title: string; channel_id: string; preset?: PipePresetId }
+>({
   type: 'object',
-  properties: { bot_id: idSchema, ...pipeFields },
+  properties: { bot_id: idSchema, ...pipeFields, preset: { type: 'string', enum: [...PIPE_PRESET_IDS] } },
   required: ['bot_id', 'title', 'channel_id'],
 });
 const updateBody = compileValidator<PipeBody & { id: string }>({
@@ -74,6 +94,21 @@ const listFilter = compileValidator<{ bot_id?: string }>({
   properties: { bot_id: idSchema },
 });
 
+/** `{header}` or `{body}`, exactly one; null and absent as they are. */
+function eventSourceOf(s: PipeBody['event_source']): PipeEventSource | null | undefined {
+  if (s === undefined || s === null) return s;
+  if (s.header !== undefined && s.body === undefined) return { header: s.header };
+  if (s.body !== undefined && s.header === undefined) return { body: s.body };
+  throw new ValidationError('event_source', {
+    'zh-CN': '必须且只能有 header 或 body 之一',
+    'en-US': 'must have exactly one of header or body',
+  });
+}
+
+/** Routes as a plain record of the events given (null: none). */
+const routesOf = (r: PipeBody['routes']): PipeRoutes | null | undefined =>
+  r === undefined || r === null ? r : Object.fromEntries(Object.entries(r));
+
 /** Copies only known fields, so unknown body fields never travel further. */
 const pipeInput = (b: PipeBody): PipeInput => ({
   title: b.title,
@@ -85,6 +120,8 @@ const pipeInput = (b: PipeBody): PipeInput => ({
       ? b.rate_limit
       : { capacity: b.rate_limit.capacity, per_second: b.rate_limit.per_second },
   capture: b.capture,
+  event_source: eventSourceOf(b.event_source),
+  routes: routesOf(b.routes),
 });
 
 /** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */
@@ -94,16 +131,26 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
 
   router.post('/admin/api/pipe/create', admin, async (ctx) => {
     const body = createBody(ctx.request.body);
-    const input = pipeInput(body);
-    reply(
-      ctx,
-      await createPipe(deps, {
-        ...input,
-        bot_id: body.bot_id,
-        title: body.title,
-        channel_id: body.channel_id,
-      }),
-    );
+    const input = {
+      ...pipeInput(body),
+      bot_id: body.bot_id,
+      title: body.title,
+      channel_id: body.channel_id,
+    };
+    if (body.preset === undefined) {
+      reply(ctx, await createPipe(deps, input));
+      return;
+    }
+    // A preset sets the routing itself.
+    for (const field of ['event_source', 'routes'] as const) {
+      if (body[field] !== undefined) {
+        throw new ValidationError(field, {
+          'zh-CN': '不能与 preset 同时设置',
+          'en-US': 'cannot be set with a preset',
+        });
+      }
+    }
+    reply(ctx, await createPresetPipe(deps, body.preset, input, ctx.state.lang));
   });
 
   router.post('/admin/api/pipe/update', admin, async (ctx) => {

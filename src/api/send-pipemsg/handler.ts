@@ -3,9 +3,13 @@ import {
   acceptPipeMessage,
   authenticatePipe,
   checkIdempotencyKey,
+  countSkipped,
   PIPE_BUCKET,
+  type PipeMessageRequest,
   takePipeBudget,
 } from '../../domain/pipes/ingest.js';
+import type { CachedPipe } from '../../domain/pipes/pipe-cache.js';
+import { type PipeRouting, routeRequest, skippedAnswer } from '../../domain/pipes/routing/routing.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import type { Lang } from '../../errors/index.js';
 import {
@@ -17,9 +21,9 @@ import {
   writeEnvelope,
 } from '../envelope.js';
 import { pickLang } from '../lang.js';
-import { parseQuery, pipeToken } from '../pipe-request.js';
+import { parseQuery, pipeToken, type Query } from '../pipe-request.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
-import { readJsonBody } from '../read-json-body.js';
+import { type BodyOptions, type JsonBody, readJsonBody } from '../read-json-body.js';
 import { logRequest, requestIdFrom } from '../request-log.js';
 import { compileValidator, idSchema } from '../validation.js';
 
@@ -32,7 +36,8 @@ import { compileValidator, idSchema } from '../validation.js';
  * taken, and one request log line (request-log.ts).
  *
  * Order: token and budget first, so an unknown token or a pipe over its limit costs no body read
- * (401 / 429 at the door); then the body; then the message is stored and answered.
+ * (401 / 429 at the door); then the body; then the message is stored and answered. A pipe that
+ * routes by event reads the body before the budget (acceptRouted says why).
  */
 
 export const SEND_PIPEMSG_PATH = '/api/v3/message/send-pipemsg';
@@ -80,6 +85,10 @@ const sendQuery = compileValidator<{
   },
 });
 
+/** How a body may come: a template pipe also takes a form (read-json-body.ts); made once, not per request. */
+const FORM: BodyOptions = { form: true };
+const JSON_ONLY: BodyOptions = {};
+
 /** A request header as Koa's ctx.get reads it: '' when absent, repeated ones joined. */
 function headerOf(req: IncomingMessage, name: string): string {
   const value = req.headers[name];
@@ -105,14 +114,58 @@ async function accept(
   const query = parseQuery(queryString);
   const found = authenticatePipe(deps, pipeToken(req.headers.authorization, query));
   const pipe = found instanceof Promise ? await found : found;
+  if (pipe.routing !== null) return acceptRouted(deps, req, query, pipe, pipe.routing, answer, lang);
   const taken = takePipeBudget(deps, pipe);
   const budget = taken instanceof Promise ? await taken : taken;
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
-  const body = await readJsonBody(req, deps.config.bodyLimitBytes);
+  // A template pipe takes GitHub's form-encoded bodies too (the JSON in `payload`).
+  const body = await readJsonBody(
+    req,
+    deps.config.bodyLimitBytes,
+    pipe.template_id !== null ? FORM : JSON_ONLY,
+  );
+  const accepted = await acceptPipeMessage(deps, pipe, messageRequest(req, query, body));
+  return success(accepted, lang);
+}
+
+/**
+ * A pipe that routes by event (domain/pipes/routing): the body is read before the budget, because
+ * the event may be in it, and an event the pipe does not post (GitHub's `ping`, an event without
+ * a template) is answered 200 `skipped` without taking from the budget: a sender's unrouted
+ * events must not use up what its routed ones need. So such a pipe's 429 comes after the body
+ * is read. The query is checked before the decision, so that a sender's first request (GitHub's
+ * `ping`) already shows a mistake in the URL.
+ */
+async function acceptRouted(
+  deps: PipeDeps,
+  req: IncomingMessage,
+  query: Query,
+  pipe: CachedPipe,
+  routing: PipeRouting,
+  answer: Answer,
+  lang: Lang,
+): Promise<Envelope> {
+  const body = await readJsonBody(req, deps.config.bodyLimitBytes, FORM);
+  const request = messageRequest(req, query, body);
+  const routed = routeRequest(routing, req.headers, body.value);
+  if ('skip' in routed) {
+    countSkipped(deps, routed.skip.reason);
+    return success(skippedAnswer(routed.skip), lang);
+  }
+  const taken = takePipeBudget(deps, pipe);
+  const budget = taken instanceof Promise ? await taken : taken;
+  Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
+  refuseIfLimited(budget);
+  const accepted = await acceptPipeMessage(deps, pipe, { ...request, route: routed.message });
+  return success(accepted, lang);
+}
+
+/** The message a request asks for: its query (checked: 400 naming the parameter) and body. */
+function messageRequest(req: IncomingMessage, query: Query, body: JsonBody): PipeMessageRequest {
   const q = sendQuery(query);
   const idempotencyKey = headerOf(req, 'idempotency-key');
-  const accepted = await acceptPipeMessage(deps, pipe, {
+  return {
     type: q.type === undefined ? null : q.type === '9' ? 9 : 10,
     target_id: q.target_id ?? null,
     quote: q.quote ?? null,
@@ -123,8 +176,7 @@ async function accept(
     bodyBytes: body.bytes,
     idempotencyKey: idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey),
     capture: { headers: req.headers },
-  });
-  return success(accepted, lang);
+  };
 }
 
 /** The request listener of send-pipemsg; `path` and `query` come from splitTarget. */

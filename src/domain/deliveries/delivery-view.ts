@@ -57,6 +57,8 @@ export async function viewDelivery(deps: PipeDeps, msgId: string): Promise<Deliv
     bot_id: data.bot_id,
     pipe_id: data.pipe_id,
     channel_id: data.channel_id,
+    template_id: data.template_id,
+    event: data.event ?? null,
     status: status.status,
     reason: status.error?.reason ?? null,
     code: status.error?.code ?? null,

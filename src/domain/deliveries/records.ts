@@ -3,6 +3,7 @@ import type {
   DeliveryChanges,
   DeliveryEvent,
   DeliveryRecord,
+  DeliveryRecordIds,
   DeliveryStage,
   StoredRendered,
 } from '../../store/index.js';
@@ -30,6 +31,43 @@ export interface DeliveryIds {
    * entries from before it): the first write's time.
    */
   readonly accepted_at?: number;
+  /** The template the message was accepted with (its job's template_id); absent: not known here. */
+  readonly template_id?: string | null;
+  /** Its event, on a pipe that routes by event (its job's `event`); absent: none, or not known. */
+  readonly event?: string | null;
+}
+
+/** What a record is filed under: the ids, and the template and event where they are known. */
+function recordIds(ids: DeliveryIds): DeliveryRecordIds {
+  const out: { -readonly [K in keyof DeliveryRecordIds]: DeliveryRecordIds[K] } = {
+    bot_id: ids.bot_id,
+    pipe_id: ids.pipe_id,
+    channel_id: ids.channel_id,
+  };
+  if (ids.template_id !== undefined) out.template_id = ids.template_id;
+  if (ids.event !== undefined) out.event = ids.event;
+  return out;
+}
+
+/** The ids a job's record is filed under (its template and event included). */
+export function jobIds(data: {
+  readonly msg_id: string;
+  readonly bot_id: string;
+  readonly pipe_id: string;
+  readonly channel_id: string;
+  readonly accepted_at: number;
+  readonly template_id: string | null;
+  readonly event?: string | null | undefined;
+}): DeliveryIds {
+  return {
+    msg_id: data.msg_id,
+    bot_id: data.bot_id,
+    pipe_id: data.pipe_id,
+    channel_id: data.channel_id,
+    accepted_at: data.accepted_at,
+    template_id: data.template_id,
+    event: data.event ?? null,
+  };
 }
 
 /** What a history entry may carry besides its stage and time; null and undefined are left out. */
@@ -52,14 +90,7 @@ export function deliveryEvent(stage: DeliveryStage, at: number, fields: EventFie
 
 /** Writes a transition: the record's new fields and its history entry, in one write. */
 const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges, event: DeliveryEvent) =>
-  deps.store.deliveries.save(
-    ids.msg_id,
-    { bot_id: ids.bot_id, pipe_id: ids.pipe_id, channel_id: ids.channel_id },
-    changes,
-    deps.now(),
-    event,
-    ids.accepted_at,
-  );
+  deps.store.deliveries.save(ids.msg_id, recordIds(ids), changes, deps.now(), event, ids.accepted_at);
 
 export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord | null> {
   return deps.store.deliveries.get(msgId);
@@ -125,7 +156,7 @@ export async function markSentMany(deps: Deps, items: ReadonlyArray<SentItem>): 
   const existing = await deps.store.deliveries.insertNew(
     items.map((i) => ({
       msg_id: i.ids.msg_id,
-      ids: { bot_id: i.ids.bot_id, pipe_id: i.ids.pipe_id, channel_id: i.ids.channel_id },
+      ids: recordIds(i.ids),
       changes: sentChanges(i),
       event: sentEvent(i.outcome),
       created_at: i.ids.accepted_at,

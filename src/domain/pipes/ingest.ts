@@ -18,6 +18,7 @@ import {
   sha256Hex,
 } from './idempotency.js';
 import { type CachedPipe, resolvePipeToken } from './pipe-cache.js';
+import type { RoutedMessage, SkipReason } from './routing/routing.js';
 import type { PipeDeps, TemplateFormat } from './runtime.js';
 
 /*
@@ -70,6 +71,11 @@ export interface PipeMessageRequest {
    * (the console's test message is not a sender's payload).
    */
   readonly capture?: CaptureSource;
+  /**
+   * For a pipe that routes by event: the door's choice (routing/routing.ts routeRequest), whose
+   * template renders the message instead of the pipe's template_id.
+   */
+  readonly route?: RoutedMessage;
 }
 
 /** The answer data of send-pipemsg, as the platform's message/create answers. */
@@ -122,6 +128,7 @@ async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string)
  * door keeps working through a database outage; a template it cannot know then is left to the
  * worker too, which fails a message whose type disagrees (TYPE_MISMATCH).
  */
+<<<<<<< HEAD
 async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10): Promise<void> {
   const templateId = pipe.template_id as string;
   let template: TemplateFormat | null;
@@ -131,6 +138,15 @@ async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10)
     if (err instanceof DependencyError && err.dependency === 'database') return;
     throw err;
   }
+=======
+async function checkTemplateType(
+  deps: PipeDeps,
+  pipe: CachedPipe,
+  templateId: string,
+  type: 9 | 10,
+): Promise<void> {
+  const template = await deps.store.templates.getAnyBot(templateId);
+>>>>>>> routing
   if (!template || template.bot_id !== pipe.bot_id) return;
   const expected = messageTypeOf(template.msgtype);
   if (expected !== type) throw new TemplateTypeMismatchError(type, templateId, expected);
@@ -158,12 +174,13 @@ export async function acceptPipeMessage(
   pipe: CachedPipe,
   req: PipeMessageRequest,
 ): Promise<PipeMessageAccepted> {
-  if (pipe.template_id !== null && req.type !== null) await checkTemplateType(deps, pipe, req.type);
+  const templateId = req.route === undefined ? pipe.template_id : req.route.template_id;
+  if (templateId !== null && req.type !== null) await checkTemplateType(deps, pipe, templateId, req.type);
   // A template's input travels as the body's bytes (see PipeJob.input); it is valid JSON, parsed
   // once here. A POST without a body (or an empty one) reads as `{}`, and so does its input: its
   // empty bytes would fail to parse in the worker, after a 200.
   const input =
-    pipe.template_id === null
+    templateId === null
       ? { input: contentOf(req.body) }
       : bodyInput(req.bodyBytes.length === 0 ? EMPTY_BODY : req.bodyBytes, deps.config.inputDeflateMinBytes);
   const channelId =
@@ -176,7 +193,7 @@ export async function acceptPipeMessage(
     bot_id: pipe.bot_id,
     channel_id: channelId,
     guild_id: pipe.guild_id,
-    template_id: pipe.template_id,
+    template_id: templateId,
     type: req.type,
     quote: req.quote,
     nonce: req.nonce ?? '',
@@ -184,6 +201,11 @@ export async function acceptPipeMessage(
     ...input,
     accepted_at: deps.now(),
   };
+  // Only a routed pipe's jobs carry these: every other job keeps its shape.
+  if (req.route !== undefined) {
+    job.event = req.route.event;
+    job.headers = { ...req.route.headers };
+  }
   if (req.idempotencyKey === null) {
     await enqueue(deps, job);
     capture(deps, pipe, req, job);
@@ -260,4 +282,9 @@ async function enqueue(deps: PipeDeps, job: PipeJob, afterWithdraw?: () => Promi
     throw err;
   }
   metricsFor(deps).accepted.inc();
+}
+
+/** Counts an event a routed pipe answered without a message. */
+export function countSkipped(deps: PipeDeps, reason: SkipReason): void {
+  metricsFor(deps).skipped.inc({ reason });
 }

@@ -7,6 +7,7 @@ import type { PipeRecord, Store } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
 import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
+import { type PipeRouting, routingOf } from './routing/routing.js';
 
 /** Most pipes whose resolution a web process keeps (each entry is a few hundred bytes). */
 export const PIPE_CACHE_MAX_ENTRIES = 50_000;
@@ -28,6 +29,8 @@ export interface CachedPipe {
   readonly token_hash: string;
   /** Whether accepted payloads are captured (captures.ts). */
   readonly capture: boolean;
+  /** Event routing (routing/routing.ts); null: every message renders template_id. */
+  readonly routing: PipeRouting | null;
 }
 
 /**
@@ -83,6 +86,7 @@ export function toCached(
       : defaultLimit,
     token_hash: tokenHash,
     capture: pipe.capture,
+    routing: routingOf(pipe),
   };
 }
 

@@ -7,14 +7,17 @@ import {
   type Page,
   type PageRequest,
   type PipeChanges,
+  type PipeEventSource,
   type PipeRateLimit,
   type PipeRecord,
+  type PipeRoutes,
 } from '../../store/index.js';
 import { getBot } from '../bots.js';
 import { getChannel, getMember, isTextChannel } from '../directory/index.js';
 import { clearCaptures } from './captures.js';
 import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
+import { checkEventSource, checkRoutes, checkRoutingShape } from './routing/routing.js';
 import type { PipeDeps } from './runtime.js';
 
 export interface PipeInput {
@@ -27,12 +30,18 @@ export interface PipeInput {
   readonly rate_limit?: PipeRateLimit | null;
   /** Whether the pipe keeps its latest accepted payloads; false also deletes those it kept. */
   readonly capture?: boolean;
+  /** Where the event is read (routing/routing.ts); null: no routing. */
+  readonly event_source?: PipeEventSource | null;
+  /** Event -> template (null: answered, not posted); replaces the pipe's routes. null: none. */
+  readonly routes?: PipeRoutes | null;
 }
 
 export interface NewPipeInput extends PipeInput {
   readonly bot_id: string;
   readonly title: string;
   readonly channel_id: string;
+  /** The preset that made it (routing/presets.ts), recorded with the pipe. */
+  readonly preset?: string;
 }
 
 /** A pipe as operators see it: the stored record plus the limit in force. */
@@ -82,14 +91,46 @@ async function checkChannel(deps: PipeDeps, bot: BotRecord, channelId: string): 
   return channel.guild_id;
 }
 
+/**
+ * What createPipe checks of a new pipe's bot and channel, for a caller that must know before
+ * making anything else (a preset makes templates first): 404 for an unknown bot, 400 naming
+ * `channel_id`.
+ */
+export async function checkNewPipeChannel(deps: PipeDeps, botId: string, channelId: string): Promise<void> {
+  await checkChannel(deps, await getBot(deps, botId), channelId);
+}
+
 /** A pipe's template belongs to the pipe's bot (and is not deleted). */
-async function checkTemplate(deps: PipeDeps, bot: BotRecord, templateId: string): Promise<void> {
+async function checkTemplate(
+  deps: PipeDeps,
+  bot: BotRecord,
+  templateId: string,
+  field: 'template_id' | 'routes' = 'template_id',
+): Promise<void> {
   if (!(await deps.store.templates.get(bot, templateId))) {
-    throw new ValidationError('template_id', {
-      'zh-CN': '必须是该机器人的模板',
-      'en-US': "must be a template of the pipe's bot",
+    throw new ValidationError(field, {
+      'zh-CN': field === 'routes' ? `模板 ${templateId} 不是该机器人的模板` : '必须是该机器人的模板',
+      'en-US':
+        field === 'routes'
+          ? `template ${templateId} is not a template of the pipe's bot`
+          : "must be a template of the pipe's bot",
     });
   }
+}
+
+/**
+ * Routing settings that hang together (routing/routing.ts), and templates of the bot in every
+ * route; `newRoutes`: the routes given in this call (only theirs are looked up).
+ */
+async function checkRouting(
+  deps: PipeDeps,
+  bot: BotRecord,
+  pipe: Pick<PipeRecord, 'event_source' | 'routes' | 'template_id'>,
+  newRoutes: PipeRoutes | null,
+): Promise<void> {
+  const templateIds = newRoutes === null ? [] : checkRoutes(newRoutes);
+  checkRoutingShape(pipe);
+  for (const id of templateIds) await checkTemplate(deps, bot, id, 'routes');
 }
 
 export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<CreatedPipe> {
@@ -97,6 +138,9 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   const guildId = await checkChannel(deps, bot, input.channel_id);
   const templateId = input.template_id ?? null;
   if (templateId !== null) await checkTemplate(deps, bot, templateId);
+  const eventSource = input.event_source == null ? null : checkEventSource(input.event_source);
+  const routes = input.routes ?? {};
+  await checkRouting(deps, bot, { event_source: eventSource, routes, template_id: templateId }, routes);
   const id = newNumericId();
   const { token, hash } = issuePipeToken(id);
   const pipe = await deps.store.pipes.create({
@@ -108,6 +152,9 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     template_id: templateId,
     rate_limit: input.rate_limit ?? null,
     capture: input.capture ?? true,
+    event_source: eventSource,
+    routes,
+    preset: input.preset ?? null,
     token_hash: hash,
     now: deps.now(),
   });
@@ -143,7 +190,9 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       rate_limit: input.rate_limit,
       capture: input.capture,
     };
-    if (input.channel_id !== undefined || input.template_id !== undefined) {
+    const routing =
+      input.template_id !== undefined || input.event_source !== undefined || input.routes !== undefined;
+    if (input.channel_id !== undefined || routing) {
       const bot = await getBot(deps, current.bot_id);
       if (input.channel_id !== undefined) {
         changes.channel_id = input.channel_id;
@@ -152,6 +201,22 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       if (input.template_id !== undefined) {
         if (input.template_id !== null) await checkTemplate(deps, bot, input.template_id);
         changes.template_id = input.template_id;
+      }
+      if (input.event_source !== undefined) {
+        changes.event_source = input.event_source === null ? null : checkEventSource(input.event_source);
+      }
+      if (input.routes !== undefined) changes.routes = input.routes ?? {};
+      if (routing) {
+        await checkRouting(
+          deps,
+          bot,
+          {
+            event_source: changes.event_source === undefined ? current.event_source : changes.event_source,
+            routes: changes.routes ?? current.routes,
+            template_id: changes.template_id === undefined ? current.template_id : changes.template_id,
+          },
+          changes.routes ?? null,
+        );
       }
     }
     const updated = await deps.store.pipes.update(id, changes, deps.now());

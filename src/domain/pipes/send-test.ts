@@ -4,6 +4,7 @@ import { getTemplateForSend, parseJsonText } from '../templates/index.js';
 import type { PipeMessageRequest } from './ingest.js';
 import type { CachedPipe } from './pipe-cache.js';
 import { getPipe } from './pipes.js';
+import { type RoutedMessage, testRoute } from './routing/routing.js';
 import type { PipeDeps } from './runtime.js';
 
 /*
@@ -46,8 +47,11 @@ export async function testMessage(deps: PipeDeps, id: string, lang: Lang): Promi
 
   let text: string;
   let body: unknown;
-  if (record.template_id !== null) {
-    const template = await getTemplateForSend(deps, bot, record.template_id);
+  // A routed pipe's test renders its default template, or its first route's (routing.ts).
+  const route: RoutedMessage | null = testRoute(record);
+  const templateId = route === null ? record.template_id : route.template_id;
+  if (templateId !== null) {
+    const template = await getTemplateForSend(deps, bot, templateId);
     if (template.test_data === '') {
       throw new HeraldError('PIPE_TEST_NO_TEST_DATA', { ...where, template_id: template.id });
     }
@@ -74,6 +78,7 @@ export async function testMessage(deps: PipeDeps, id: string, lang: Lang): Promi
       rawBody: text,
       bodyBytes: Buffer.from(text, 'utf8'),
       idempotencyKey: null,
+      ...(route === null ? {} : { route }),
     },
   };
 }

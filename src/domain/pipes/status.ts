@@ -29,12 +29,25 @@ export interface PipeMessageStatus {
    * neutralised. Known once the message was rendered; [] before.
    */
   readonly not_permissions_mention: readonly string[];
+  /** The template the message was accepted with (its pipe's, or its event's route's); null: none. */
+  readonly template_id: string | null;
+  /** The event the request named, on a pipe that routes by event; null otherwise. */
+  readonly event: string | null;
   /** The last failure (or retry reason); null when none. */
   readonly error: {
     readonly reason: string | null;
     readonly code: number | null;
     readonly message: string | null;
   } | null;
+}
+
+/** The template and event of a message: from its job, or, once the queue dropped it, its record. */
+function routeOf(
+  data: PipeJob | undefined,
+  record: DeliveryRecord | null | undefined,
+): { template_id: string | null; event: string | null } {
+  if (data) return { template_id: data.template_id, event: data.event ?? null };
+  return { template_id: record?.template_id ?? null, event: record?.event ?? null };
 }
 
 const owns = (asker: StatusAsker, rec: { pipe_id: string; bot_id: string }): boolean =>
@@ -89,7 +102,7 @@ export async function pipeMessageStatus(
     // or failed one may have a record that says more (rate_limited, a retry's reason, why it
     // died), and no job at all may be a message whose job the queue no longer keeps. So 503.
     if (ownJob?.state === 'completed') return sentByJob(msgId, ownJob);
-    if (wait && ownJob?.data) return waiting(msgId, wait, ownJob.data.accepted_at, []);
+    if (wait && ownJob?.data) return waiting(msgId, wait, ownJob.data, []);
     throw found;
   }
   let record = found;
@@ -113,7 +126,7 @@ export async function pipeMessageStatus(
   // A wait the worker noted in Redis is newer than a record that is not final: the record's own
   // write may not have landed yet (wait-notes.ts).
   if (wait && ownJob?.data && record?.status !== 'sent' && record?.status !== 'failed') {
-    return waiting(msgId, wait, ownJob.data.accepted_at, record?.not_permissions_mention ?? []);
+    return waiting(msgId, wait, ownJob.data, record?.not_permissions_mention ?? []);
   }
   if (record) {
     const failed = record.reason !== null || record.code !== null || record.message !== null;
@@ -130,6 +143,7 @@ export async function pipeMessageStatus(
       upstream_msg_id: record.upstream_msg_id,
       retry_at: waitOver ? null : record.retry_at,
       not_permissions_mention: record.not_permissions_mention,
+      ...routeOf(ownJob?.data, record),
       error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
     };
   }
@@ -146,6 +160,7 @@ export async function pipeMessageStatus(
     upstream_msg_id: null,
     retry_at: null,
     not_permissions_mention: [],
+    ...routeOf(ownJob.data, null),
     error: null,
   };
 }
@@ -162,6 +177,7 @@ function sentByJob(msgId: string, job: JobSnapshot): PipeMessageStatus {
     upstream_msg_id: sent.upstream_msg_id ?? null,
     retry_at: null,
     not_permissions_mention: Array.isArray(sent.not_permissions_mention) ? sent.not_permissions_mention : [],
+    ...routeOf(job.data, null),
     error: null,
   };
 }
@@ -189,6 +205,7 @@ function failedByJob(
     upstream_msg_id: null,
     retry_at: null,
     not_permissions_mention: record?.not_permissions_mention ?? [],
+    ...routeOf(data, record),
     error: failure ? { reason: failure.reason, code: failure.code, message: failure.message } : null,
   };
 }
@@ -197,7 +214,7 @@ function failedByJob(
 function waiting(
   msgId: string,
   wait: WaitNote,
-  acceptedAt: number,
+  data: PipeJob,
   notPermissionsMention: readonly string[],
 ): PipeMessageStatus {
   const failed = wait.reason !== null || wait.code !== null || wait.message !== null;
@@ -205,11 +222,12 @@ function waiting(
     msg_id: msgId,
     status: wait.status,
     attempts: wait.attempts,
-    msg_timestamp: acceptedAt,
+    msg_timestamp: data.accepted_at,
     sent_at: null,
     upstream_msg_id: null,
     retry_at: wait.retry_at,
     not_permissions_mention: notPermissionsMention,
+    ...routeOf(data, null),
     error: failed ? { reason: wait.reason, code: wait.code, message: wait.message } : null,
   };
 }

@@ -81,6 +81,8 @@ export function compileTemplate(
       const st = new RenderState(limits, renderOptions ?? {}, globals);
       const vars = new Map(globals);
       vars.set('data', fromJson(data));
+      const extra = renderOptions?.variables;
+      if (extra !== undefined) for (const name of Object.keys(extra)) vars.set(name, fromJson(extra[name]));
       const previous = enterBudget(st);
       try {
         body({ vars, st });

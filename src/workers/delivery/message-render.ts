@@ -1,6 +1,7 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
 import { keptRendered } from '../../domain/deliveries/records.js';
 import { hasPermission, PERMISSION } from '../../domain/permissions.js';
+import { requestVariables } from '../../domain/pipes/routing/routing.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { convertCard } from '../../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
@@ -55,6 +56,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
       msgtype: template.msgtype,
       input: data.input,
       inputEncoding: data.input_encoding,
+      variables: requestVariables(data),
       platform,
       now: deps.now(),
     });

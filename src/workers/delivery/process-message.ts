@@ -8,6 +8,7 @@ import {
   asDeliveryFailure,
   type DeliveryIds,
   describeFailure,
+  jobIds,
   keptRendered,
   markFailed,
   markRateLimited,
@@ -209,13 +210,7 @@ class PipeRun {
     readonly job: Job<PipeJob>,
   ) {
     this.data = job.data;
-    this.ids = {
-      msg_id: this.data.msg_id,
-      bot_id: this.data.bot_id,
-      pipe_id: this.data.pipe_id,
-      channel_id: this.data.channel_id,
-      accepted_at: this.data.accepted_at,
-    };
+    this.ids = jobIds(this.data);
     this.attempt = job.attemptsMade + 1;
     this.reservationKey = messageReservationKey(ctx.deps.config.redisPrefix, this.data.msg_id);
   }

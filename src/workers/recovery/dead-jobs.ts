@@ -4,7 +4,7 @@ import { deadJobAttempts, deadJobFailure } from '../../domain/deliveries/dead-fa
 import { deliveryLockKey, undoReplay } from '../../domain/deliveries/dead-letters.js';
 import { isSettled } from '../../domain/deliveries/lifecycle.js';
 import { countOutcome } from '../../domain/deliveries/recent-counts.js';
-import { asDeliveryFailure, describeFailure, markDead } from '../../domain/deliveries/records.js';
+import { asDeliveryFailure, describeFailure, jobIds, markDead } from '../../domain/deliveries/records.js';
 import type { Deps } from '../../domain/deps.js';
 import { HeraldError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
@@ -88,19 +88,7 @@ export async function recordDeadJob(deps: Deps, job: Job<PipeJob>, err: Error): 
       });
     }
     const attempts = deadJobAttempts(job.attemptsMade, job.stalledCounter, stalled);
-    await markDead(
-      deps,
-      {
-        msg_id: data.msg_id,
-        bot_id: data.bot_id,
-        pipe_id: data.pipe_id,
-        channel_id: data.channel_id,
-        accepted_at: data.accepted_at,
-      },
-      failure,
-      attempts,
-      { ...data },
-    );
+    await markDead(deps, jobIds(data), failure, attempts, { ...data });
     metricsFor(deps).failed.inc({ reason: failure.reason });
     await countOutcome(deps.redis, deps.config.redisPrefix, 'failed', deps.now()).catch((e: unknown) =>
       deps.log.warn('dead message not counted: Redis did not answer', { msg_id: data.msg_id, error: e }),

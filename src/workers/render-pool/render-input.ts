@@ -18,7 +18,12 @@ import {
 export function renderPipeInput(
   compiled: CompiledTemplate,
   msgtype: number,
-  jobInput: { readonly input: string; readonly inputEncoding: InputEncoding | undefined },
+  jobInput: {
+    readonly input: string;
+    readonly inputEncoding: InputEncoding | undefined;
+    /** Top-level variables beside `data` (a routed pipe's `_event`, `_headers`). */
+    readonly variables?: Readonly<Record<string, unknown>> | undefined;
+  },
   platform: PlatformContext,
   now: number,
 ): RenderedMessage {
@@ -38,5 +43,10 @@ export function renderPipeInput(
       detail: 'the template input is not JSON',
     });
   }
-  return renderMessage({ compiled, msgtype }, input, platform, { now });
+  return renderMessage(
+    { compiled, msgtype },
+    input,
+    platform,
+    jobInput.variables === undefined ? { now } : { now, variables: jobInput.variables },
+  );
 }

@@ -39,6 +39,8 @@ export interface RenderTask {
   /** The job's input and how it is written (queue/job-input.ts). */
   readonly input: string;
   readonly inputEncoding: InputEncoding | undefined;
+  /** Top-level variables beside `data` (render-input.ts), when the message has any. */
+  readonly variables?: Readonly<Record<string, unknown>> | undefined;
   readonly platform: PlatformContext;
   readonly now: number;
 }
@@ -139,6 +141,7 @@ export class RenderPool {
       msgtype: task.msgtype,
       input: task.input,
       inputEncoding: task.inputEncoding,
+      ...(task.variables === undefined ? {} : { variables: task.variables }),
       platform: task.platform,
       now: task.now,
     };

@@ -12,6 +12,8 @@ export interface RenderRequest {
   /** The job's input (the request body, base64 or text), decoded in the thread. */
   readonly input: string;
   readonly inputEncoding: InputEncoding | undefined;
+  /** Top-level variables beside `data`, when the message has any (a routed pipe's). */
+  readonly variables?: Readonly<Record<string, unknown>>;
   readonly platform: PlatformContext;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;

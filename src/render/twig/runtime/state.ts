@@ -10,6 +10,12 @@ export interface RenderOptions {
   random?: () => number;
   /** Default timezone of the date filter and function (IANA name); defaults to 'UTC'. */
   timezone?: string;
+  /**
+   * Top-level variables beside `data`, as PHP's `$twig->render($name, ['data' => ..., ...])`
+   * passes them: JSON values, seen by the template's body but not by its macros (they are not
+   * globals). A pipe that routes by event passes `_event` and `_headers`.
+   */
+  variables?: Readonly<Record<string, unknown>>;
 }
 
 /** A resource bound was exceeded; carries the bound's name for TemplateLimitError. */
