@@ -128,9 +128,12 @@ async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string)
  * door keeps working through a database outage; a template it cannot know then is left to the
  * worker too, which fails a message whose type disagrees (TYPE_MISMATCH).
  */
-<<<<<<< HEAD
-async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10): Promise<void> {
-  const templateId = pipe.template_id as string;
+async function checkTemplateType(
+  deps: PipeDeps,
+  pipe: CachedPipe,
+  templateId: string,
+  type: 9 | 10,
+): Promise<void> {
   let template: TemplateFormat | null;
   try {
     template = await deps.pipeRuntime.templates.get(templateId);
@@ -138,15 +141,6 @@ async function checkTemplateType(deps: PipeDeps, pipe: CachedPipe, type: 9 | 10)
     if (err instanceof DependencyError && err.dependency === 'database') return;
     throw err;
   }
-=======
-async function checkTemplateType(
-  deps: PipeDeps,
-  pipe: CachedPipe,
-  templateId: string,
-  type: 9 | 10,
-): Promise<void> {
-  const template = await deps.store.templates.getAnyBot(templateId);
->>>>>>> routing
   if (!template || template.bot_id !== pipe.bot_id) return;
   const expected = messageTypeOf(template.msgtype);
   if (expected !== type) throw new TemplateTypeMismatchError(type, templateId, expected);
