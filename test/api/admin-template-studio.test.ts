@@ -76,7 +76,8 @@ const view = async (id: string) =>
   (await op<{ template: Tpl }>('GET', `/admin/api/template/view?id=${id}`)).data.template;
 
 beforeAll(async () => {
-  app = await startTestApp('admin_template_studio', { CONSOLE_DIR: dir });
+  // A slow refill (1 token per second) lets the budget tests read exact counts on a busy machine.
+  app = await startTestApp('admin_template_studio', { CONSOLE_DIR: dir, BOT_RATE_PER_SECOND: '1' });
   a = await createWorld(app, { name: 'bot a' });
   b = await createWorld(app, { name: 'bot b' });
   sessionA = await signIn(app, a.bot.token, 'bot');
