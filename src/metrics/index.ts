@@ -20,6 +20,11 @@ export interface HeraldMetrics {
   readonly registry: Registry;
   /** Pipe messages accepted by the web process (incremented by the pipe ingest). */
   readonly accepted: Counter;
+  /**
+   * Signature checks of signed pipes (issue 20), by scheme and outcome (ok, missing, invalid,
+   * expired, unreadable); no pipe label, so its series stay few however many pipes there are.
+   */
+  readonly signatureChecks: Counter<'scheme' | 'outcome'>;
   /** Messages the sink took, by sink (store, relay). */
   readonly sent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
@@ -51,6 +56,12 @@ export function createMetrics(): HeraldMetrics {
   const accepted = new Counter({
     name: 'herald_pipe_messages_accepted_total',
     help: 'Pipe messages accepted by the web API',
+    registers,
+  });
+  const signatureChecks = new Counter({
+    name: 'herald_pipe_signature_checks_total',
+    help: 'Signature checks on pipes that require a signature, by scheme and outcome (ok, missing, invalid, expired, unreadable)',
+    labelNames: ['scheme', 'outcome'] as const,
     registers,
   });
   const sent = new Counter({
@@ -124,6 +135,7 @@ export function createMetrics(): HeraldMetrics {
   return {
     registry,
     accepted,
+    signatureChecks,
     sent,
     failed,
     rateLimitedWaits,

@@ -8,6 +8,27 @@ const rateLimitSchema = new mongoose.Schema(
   { _id: false },
 );
 
+// Verified senders (issue 20, store/pipe-signature.ts): secrets sealed or hashed, never plain.
+const signingSecretSchema = new mongoose.Schema(
+  {
+    sealed: { type: String, default: null },
+    hash: { type: String, default: null },
+    created_at: { type: Number, required: true },
+    expires_at: { type: Number, default: null },
+  },
+  { _id: false },
+);
+const signatureSchema = new mongoose.Schema(
+  {
+    scheme: { type: String, required: true },
+    header: { type: String, default: null },
+    encoding: { type: String, default: null },
+    prefix: { type: String, default: null },
+    secrets: { type: [signingSecretSchema], default: [] },
+  },
+  { _id: false },
+);
+
 const pipeSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
@@ -25,6 +46,8 @@ const pipeSchema = new mongoose.Schema(
     // Whether accepted payloads are captured (domain/pipes/captures.ts); absent on pipes made
     // before captures existed, which read as true.
     capture: { type: Boolean, default: true },
+    // null or absent (pipes made before issue 20): unsigned.
+    signature: { type: signatureSchema, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

@@ -1,5 +1,11 @@
 import { type Page, type PageRequest, skipOf } from './paging.js';
 import type { PipeModels } from './pipe-model.js';
+import {
+  type PipeSignatureView,
+  type StoredSignature,
+  signatureViewOf,
+  storedSignatureOf,
+} from './pipe-signature.js';
 
 export interface PipeRateLimit {
   /** Burst, in messages. */
@@ -20,12 +26,16 @@ export interface PipeRecord {
   readonly rate_limit: PipeRateLimit | null;
   /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
   readonly capture: boolean;
+  /** Whether senders must sign their requests, and how (docs/pipes.md, "Verified senders"). */
+  readonly signature: PipeSignatureView;
   readonly created_at: number;
   readonly updated_at: number;
 }
 
-export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled'> {
+export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled' | 'signature'> {
   readonly token_hash: string;
+  /** Absent or null: unsigned. */
+  readonly signature?: StoredSignature | null;
   readonly now: number;
 }
 
@@ -58,6 +68,7 @@ interface PipeDoc {
   token_hash?: string;
   rate_limit?: { capacity: number; per_second: number } | null;
   capture?: boolean;
+  signature?: Parameters<typeof storedSignatureOf>[0];
   created_at: number;
   updated_at: number;
 }
@@ -72,6 +83,7 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   enabled: d.enabled,
   rate_limit: d.rate_limit ? { capacity: d.rate_limit.capacity, per_second: d.rate_limit.per_second } : null,
   capture: d.capture ?? true,
+  signature: signatureViewOf(d.signature),
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
@@ -96,6 +108,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
         token_hash: p.token_hash,
         rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
         capture: p.capture,
+        signature: p.signature ?? null,
         created_at: p.now,
         updated_at: p.now,
       };
@@ -108,10 +121,17 @@ export function createPipeStore({ Pipe }: PipeModels) {
       return d ? toRecord(d) : null;
     },
 
-    /** The pipe with its token hash, for authentication only. */
-    async getWithTokenHash(id: string): Promise<{ pipe: PipeRecord; token_hash: string } | null> {
+    /**
+     * The pipe with its token hash and its signature's stored secrets, for authentication (and
+     * the signature's own changes) only.
+     */
+    async getWithTokenHash(
+      id: string,
+    ): Promise<{ pipe: PipeRecord; token_hash: string; signature: StoredSignature | null } | null> {
       const d = await Pipe.findById(id).lean<PipeDoc>();
-      return d ? { pipe: toRecord(d), token_hash: d.token_hash ?? '' } : null;
+      return d
+        ? { pipe: toRecord(d), token_hash: d.token_hash ?? '', signature: storedSignatureOf(d.signature) }
+        : null;
     },
 
     async update(id: string, changes: PipeChanges, now: number): Promise<PipeRecord | null> {
@@ -125,6 +145,12 @@ export function createPipeStore({ Pipe }: PipeModels) {
 
     async setTokenHash(id: string, tokenHash: string, now: number): Promise<boolean> {
       const r = await Pipe.updateOne({ _id: id }, { $set: { token_hash: tokenHash, updated_at: now } });
+      return r.matchedCount === 1;
+    },
+
+    /** Replaces the pipe's signature setting (null: unsigned); false when there is no such pipe. */
+    async setSignature(id: string, signature: StoredSignature | null, now: number): Promise<boolean> {
+      const r = await Pipe.updateOne({ _id: id }, { $set: { signature, updated_at: now } });
       return r.matchedCount === 1;
     },
 

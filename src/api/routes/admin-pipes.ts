@@ -21,6 +21,12 @@ import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
+import {
+  adminPipeSignatureRoutes,
+  type SignatureBody,
+  signatureSchema,
+  signatureSettingOf,
+} from './admin-pipe-signatures.js';
 
 /** Largest per-pipe budget an operator may set (burst in messages, refill per second). */
 export const MAX_PIPE_RATE = 1_000_000;
@@ -54,9 +60,11 @@ interface PipeBody {
   capture?: boolean;
 }
 
-const createBody = compileValidator<PipeBody & { bot_id: string; title: string; channel_id: string }>({
+const createBody = compileValidator<
+  PipeBody & { bot_id: string; title: string; channel_id: string; signature?: SignatureBody }
+>({
   type: 'object',
-  properties: { bot_id: idSchema, ...pipeFields },
+  properties: { bot_id: idSchema, ...pipeFields, signature: signatureSchema },
   required: ['bot_id', 'title', 'channel_id'],
 });
 const updateBody = compileValidator<PipeBody & { id: string }>({
@@ -102,6 +110,7 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
         bot_id: body.bot_id,
         title: body.title,
         channel_id: body.channel_id,
+        ...(body.signature !== undefined ? { signature: signatureSettingOf(body.signature) } : {}),
       }),
     );
   });
@@ -157,6 +166,8 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
     await clearCaptures(deps, pipe.id);
     reply(ctx, {});
   });
+
+  adminPipeSignatureRoutes(router, deps);
 
   router.get('/admin/api/pipe/list', admin, async (ctx) => {
     const { bot_id } = listFilter(ctx.query);

@@ -7,6 +7,7 @@ import {
   takePipeBudget,
 } from '../../domain/pipes/ingest.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import { checkPipeSignature } from '../../domain/pipes/signatures/door.js';
 import type { Lang } from '../../errors/index.js';
 import {
   type Envelope,
@@ -22,6 +23,7 @@ import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { readJsonBody } from '../read-json-body.js';
 import { logRequest, requestIdFrom } from '../request-log.js';
 import { compileValidator, idSchema } from '../validation.js';
+import { tapWireBody } from './wire-body.js';
 
 /*
  * POST /api/v3/message/send-pipemsg, served in front of Koa (createHttpHandler in api/app.ts routes it
@@ -109,7 +111,14 @@ async function accept(
   const budget = taken instanceof Promise ? await taken : taken;
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
-  const body = await readJsonBody(req, deps.config.bodyLimitBytes);
+  const reading = readJsonBody(req, deps.config.bodyLimitBytes);
+  // A signed pipe verifies the bytes as sent (wire-body.ts); a refusal stores and captures nothing.
+  const wire = pipe.signature === null ? null : tapWireBody(req, deps.config.bodyLimitBytes);
+  const body = await reading;
+  const webhookKey =
+    wire === null
+      ? null
+      : checkPipeSignature(deps, pipe, { headers: req.headers, wire: wire.bytes(), decoded: body.bytes });
   const q = sendQuery(query);
   const idempotencyKey = headerOf(req, 'idempotency-key');
   const accepted = await acceptPipeMessage(deps, pipe, {
@@ -121,7 +130,8 @@ async function accept(
     body: body.value,
     rawBody: body.text,
     bodyBytes: body.bytes,
-    idempotencyKey: idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey),
+    // A verified webhook-id is the message's idempotency key (it is signed; an Idempotency-Key is not).
+    idempotencyKey: webhookKey ?? (idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey)),
     capture: { headers: req.headers },
   });
   return success(accepted, lang);

@@ -16,6 +16,7 @@ import { clearCaptures } from './captures.js';
 import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
 import type { PipeDeps } from './runtime.js';
+import { newSignature, type SignatureSetting } from './signatures/manage.js';
 
 export interface PipeInput {
   readonly title?: string;
@@ -33,6 +34,8 @@ export interface NewPipeInput extends PipeInput {
   readonly bot_id: string;
   readonly title: string;
   readonly channel_id: string;
+  /** The signature senders must send (checked: signatures/manage.ts); absent: none. */
+  readonly signature?: SignatureSetting;
 }
 
 /** A pipe as operators see it: the stored record plus the limit in force. */
@@ -49,6 +52,8 @@ export interface IssuedPipeToken {
 
 export interface CreatedPipe extends IssuedPipeToken {
   readonly pipe: PipeView;
+  /** A signed pipe's signing secret, shown once (docs/pipes.md, "Verified senders"). */
+  readonly signing_secret?: string;
 }
 
 export function pipeView(deps: PipeDeps, pipe: PipeRecord): PipeView {
@@ -99,6 +104,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   if (templateId !== null) await checkTemplate(deps, bot, templateId);
   const id = newNumericId();
   const { token, hash } = issuePipeToken(id);
+  const signing = input.signature ? newSignature(deps, id, input.signature) : { stored: null, secret: null };
   const pipe = await deps.store.pipes.create({
     id,
     bot_id: bot.id,
@@ -109,12 +115,14 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     rate_limit: input.rate_limit ?? null,
     capture: input.capture ?? true,
     token_hash: hash,
+    signature: signing.stored,
     now: deps.now(),
   });
   // A process that was asked for this id before it existed may hold "no such pipe"; this one
   // drops it inside announcePipeChange, before the call answers.
   await announcePipeChange(deps, id);
-  return { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
+  const created = { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
+  return signing.secret === null ? created : { ...created, signing_secret: signing.secret };
 }
 
 export async function getPipe(deps: PipeDeps, id: string): Promise<PipeRecord> {

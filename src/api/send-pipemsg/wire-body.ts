@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+
+/*
+ * The body's bytes as they arrived, for a signed pipe: a signature covers what the sender sent,
+ * before Content-Encoding is undone (and with a byte-order mark, if it sent one), while the body
+ * reader (read-json-body.ts) hands on the decoded text. Tapping the request's 'data' events
+ * beside the reader keeps the reader as it is, whatever it does with the bytes.
+ */
+
+const EMPTY = Buffer.alloc(0);
+
+export interface WireBody {
+  /** The bytes received, or null when there were more than the limit (not kept). */
+  bytes(): Buffer | null;
+}
+
+/**
+ * Call right after the body reader started, in the same turn: it has attached its own 'data'
+ * listener by then (so both see every chunk), or it has answered without reading (no body, or
+ * a refusal), in which case nothing is tapped and the request is not set flowing.
+ */
+export function tapWireBody(req: IncomingMessage, limitBytes: number): WireBody {
+  if (req.readableFlowing !== true) return { bytes: () => EMPTY };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size > limitBytes) {
+      req.off('data', onData);
+      chunks.length = 0;
+    } else chunks.push(chunk);
+  };
+  req.on('data', onData);
+  return {
+    bytes() {
+      req.off('data', onData);
+      if (size > limitBytes) return null;
+      return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    },
+  };
+}
