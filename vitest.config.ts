@@ -18,6 +18,7 @@ const unit = [
   'test/domain/gallery.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipe-captures.test.ts',
+  'test/domain/pipe-signatures.test.ts',
   'test/domain/pipes-cache.test.ts',
   'test/domain/tokens.test.ts',
   'test/domain/worker-heartbeats.test.ts',
