@@ -116,9 +116,7 @@ async function accept(
   const wire = pipe.signature === null ? null : tapWireBody(req, deps.config.bodyLimitBytes);
   const body = await reading;
   const webhookKey =
-    wire === null
-      ? null
-      : checkPipeSignature(deps, pipe, { headers: req.headers, wire: wire.bytes(), decoded: body.bytes });
+    wire === null ? null : checkPipeSignature(deps, pipe, req.headers, wire.bytes(), body.bytes);
   const q = sendQuery(query);
   const idempotencyKey = headerOf(req, 'idempotency-key');
   const accepted = await acceptPipeMessage(deps, pipe, {

@@ -1,18 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 
 /*
- * The body's bytes as they arrived, for a signed pipe: a signature covers what the sender sent,
- * before Content-Encoding is undone (and with a byte-order mark, if it sent one), while the body
- * reader (read-json-body.ts) hands on the decoded text. Tapping the request's 'data' events
- * beside the reader keeps the reader as it is, whatever it does with the bytes.
+ * A compressed body's bytes as they arrived, for a signed pipe: a signature covers what the
+ * sender sent, before Content-Encoding is undone, while the body reader (read-json-body.ts) hands
+ * on the decompressed bytes. Tapping the request's 'data' events beside the reader keeps the
+ * reader as it is, whatever it does with the bytes. A body sent as it is needs no tap: its
+ * bytes are the reader's (after a byte-order mark, which signatures/verify.ts tries too).
  */
-
-const EMPTY = Buffer.alloc(0);
 
 export interface WireBody {
   /** The bytes received, or null when there were more than the limit (not kept). */
   bytes(): Buffer | null;
 }
+
+const NONE: WireBody = { bytes: () => null };
 
 /**
  * Call right after the body reader started, in the same turn: it has attached its own 'data'
@@ -20,7 +21,9 @@ export interface WireBody {
  * a refusal), in which case nothing is tapped and the request is not set flowing.
  */
 export function tapWireBody(req: IncomingMessage, limitBytes: number): WireBody {
-  if (req.readableFlowing !== true) return { bytes: () => EMPTY };
+  const encoding = req.headers['content-encoding'];
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return NONE;
+  if (req.readableFlowing !== true) return NONE;
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {

@@ -25,7 +25,9 @@ export const webhookIdempotencyKey = (webhookId: string): string => `webhook-id 
 export function checkPipeSignature(
   deps: PipeDeps,
   pipe: CachedPipe,
-  req: Omit<SignedRequest, 'now'>,
+  headers: SignedRequest['headers'],
+  wire: Buffer | null,
+  decoded: Buffer,
 ): string | null {
   const check = pipe.signature;
   if (check === null) return null;
@@ -35,7 +37,7 @@ export function checkPipeSignature(
     // A 503: the handler logs it with an error id; the reason names a key id at most.
     throw new HeraldError('SIGNING_SECRET_UNREADABLE', {}, { cause: new Error(check.unreadable) });
   }
-  const result = verifySignature(check, { ...req, now: deps.now() });
+  const result = verifySignature(check, { headers, wire, decoded, now: deps.now() });
   metrics.signatureChecks.inc({ scheme: check.scheme, outcome: result.outcome });
   if (result.outcome === 'ok') {
     return result.webhookId === null ? null : webhookIdempotencyKey(result.webhookId);

@@ -86,7 +86,11 @@ export function openSignatureCheck(
 /** What a request offers to be verified. */
 export interface SignedRequest {
   readonly headers: RequestHeaders;
-  /** The body's bytes as they arrived (before Content-Encoding is undone); null if not kept. */
+  /**
+   * A compressed body's bytes as they arrived (before Content-Encoding is undone); null for a
+   * body sent as it is (whose bytes are `decoded`, after a byte-order mark if it had one) or
+   * one too large to keep.
+   */
   readonly wire: Buffer | null;
   /** The body's bytes as read (decompressed, without a byte-order mark). */
   readonly decoded: Buffer;
@@ -126,33 +130,49 @@ function decodeDigest(text: string, encoding: HmacEncoding): Buffer | null {
   return BASE64_DIGEST.test(text) ? Buffer.from(text, 'base64') : null;
 }
 
-/** The bodies a signature may cover: the bytes as sent, and as decoded when they differ (compressed). */
-function bodiesOf(req: SignedRequest): Buffer[] {
-  const { wire, decoded } = req;
-  if (wire === null) return [decoded];
-  return wire.length === decoded.length && wire.equals(decoded) ? [wire] : [wire, decoded];
-}
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-const live = (check: SignatureCheck, now: number): LiveSecret[] =>
-  check.secrets.filter((s) => s.expiresAt === null || now < s.expiresAt);
+/** Whether a secret verifies at `now`: the current one, or one rotated out whose overlap has not ended. */
+const isLive = (s: LiveSecret, now: number): boolean => s.expiresAt === null || now < s.expiresAt;
 
-/** Whether any live key's HMAC of `prefix` + a body equals one of `given`, compared in constant time. */
-function anyHmacMatches(
-  keys: readonly LiveSecret[],
-  bodies: readonly Buffer[],
+/** Whether some live key's HMAC of `prefix`, `lead` and `body` equals one of `given` (constant time). */
+function hmacMatches(
+  check: SignatureCheck,
+  now: number,
   given: readonly Buffer[],
-  prefix?: string,
+  prefix: string | null,
+  lead: Buffer | null,
+  body: Buffer,
 ): boolean {
-  for (const { key } of keys) {
-    if (key === null) continue;
-    for (const body of bodies) {
-      const h = createHmac('sha256', key);
-      if (prefix !== undefined) h.update(prefix);
-      const digest = h.update(body).digest();
-      for (const g of given) if (timingSafeEqual(g, digest)) return true;
-    }
+  for (const s of check.secrets) {
+    if (s.key === null || !isLive(s, now)) continue;
+    const h = createHmac('sha256', s.key);
+    if (prefix !== null) h.update(prefix);
+    if (lead !== null) h.update(lead);
+    const digest = h.update(body).digest();
+    for (const g of given) if (timingSafeEqual(g, digest)) return true;
   }
   return false;
+}
+
+/**
+ * Whether the signature covers the body as the sender sent it. A body sent as it is was
+ * `decoded`, or a byte-order mark and `decoded` (the reader drops the mark); a compressed one is
+ * `wire` as it arrived, or, for senders that sign before compressing, `decoded`. The likeliest
+ * form is tried first, the others only when it fails.
+ */
+function bodyMatches(
+  req: SignedRequest,
+  check: SignatureCheck,
+  given: readonly Buffer[],
+  prefix: string | null,
+) {
+  const { wire, decoded, now } = req;
+  if (wire !== null && hmacMatches(check, now, given, prefix, null, wire)) return true;
+  return (
+    hmacMatches(check, now, given, prefix, null, decoded) ||
+    hmacMatches(check, now, given, prefix, BOM, decoded)
+  );
 }
 
 function verifyBodyHmac(
@@ -167,7 +187,7 @@ function verifyBodyHmac(
   if (!value.startsWith(prefix)) return INVALID;
   const digest = decodeDigest(value.slice(prefix.length), encoding);
   if (digest === null) return INVALID;
-  return anyHmacMatches(live(check, req.now), bodiesOf(req), [digest]) ? OK : INVALID;
+  return bodyMatches(req, check, [digest], null) ? OK : INVALID;
 }
 
 function verifyGitlabToken(check: SignatureCheck, req: SignedRequest): SignatureResult {
@@ -175,7 +195,9 @@ function verifyGitlabToken(check: SignatureCheck, req: SignedRequest): Signature
   if (token === undefined || token === '') return MISSING;
   // Hashing first makes both sides 32 bytes, so the comparison's time says nothing of the token.
   const given = hash('sha256', token, 'buffer');
-  for (const s of live(check, req.now)) if (s.hash !== null && timingSafeEqual(given, s.hash)) return OK;
+  for (const s of check.secrets) {
+    if (s.hash !== null && isLive(s, req.now) && timingSafeEqual(given, s.hash)) return OK;
+  }
   return INVALID;
 }
 
@@ -194,7 +216,7 @@ function verifyStandardWebhook(check: SignatureCheck, req: SignedRequest): Signa
     if (digest !== null && digest.length === DIGEST_BYTES) given.push(digest);
   }
   if (given.length === 0) return INVALID;
-  if (!anyHmacMatches(live(check, req.now), bodiesOf(req), given, `${id}.${timestamp}.`)) return INVALID;
+  if (!bodyMatches(req, check, given, `${id}.${timestamp}.`)) return INVALID;
   // Checked after the signature, so that `expired` means a genuine request that is too old or
   // too new (a replay, or a sender's clock off), not any forgery.
   const nowS = Math.floor(req.now / 1000);
