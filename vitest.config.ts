@@ -10,6 +10,7 @@ const unit = [
   'test/api/console/throttle-address.test.ts',
   'test/api/lang.test.ts',
   'test/api/pipe-request.test.ts',
+  'test/api/wire-body.test.ts',
   'test/config/**/*.test.ts',
   'test/console/**/*.test.tsx',
   'test/domain/deliveries/lifecycle.test.ts',

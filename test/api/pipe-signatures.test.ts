@@ -378,6 +378,12 @@ describe('changing and rotating', () => {
     expect([notSigned.status, notSigned.body.code]).toEqual([409, 40913]);
     const bad = await set({ scheme: 'sha1' });
     expect([bad.status, bad.body.code]).toEqual([400, 40000]);
+    // pipe/update does not take it (its answer could not show a new secret), nor ignores it.
+    const update = await app.request('POST', '/admin/api/pipe/update', {
+      admin: true,
+      json: { id: pipe.id, signature: 'github' },
+    });
+    expect([update.status, update.body.data]).toEqual([400, { field: 'signature' }]);
   });
 });
 

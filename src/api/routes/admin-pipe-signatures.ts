@@ -65,6 +65,13 @@ export function signatureSettingOf(body: SignatureBody, field = 'signature'): Si
   );
 }
 
+/** `signature` sent to pipe/update: it is changed with pipe/set-signature. */
+export const signatureNotUpdatable = (): ValidationError =>
+  new ValidationError('signature', {
+    'zh-CN': '请用 pipe/set-signature 修改（其应答会一次性显示新密钥）',
+    'en-US': 'is changed with pipe/set-signature (whose answer shows a new secret once)',
+  });
+
 const setBody = compileValidator<{ id: string; signature: SignatureBody }>({
   type: 'object',
   properties: { id: idSchema, signature: signatureSchema },

@@ -24,6 +24,7 @@ import { compileValidator, idSchema } from '../validation.js';
 import {
   adminPipeSignatureRoutes,
   type SignatureBody,
+  signatureNotUpdatable,
   signatureSchema,
   signatureSettingOf,
 } from './admin-pipe-signatures.js';
@@ -117,6 +118,8 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
 
   router.post('/admin/api/pipe/update', admin, async (ctx) => {
     const body = updateBody(ctx.request.body);
+    // Not silently ignored: a new secret must be shown, which an update's answer does not do.
+    if ((body as { signature?: unknown }).signature !== undefined) throw signatureNotUpdatable();
     reply(ctx, { pipe: pipeView(deps, await updatePipe(deps, body.id, pipeInput(body))) });
   });
 

@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import { isJsonContentType } from '../json-rules.js';
 
 /*
- * A compressed body's bytes as they arrived, for a signed pipe: a signature covers what the
- * sender sent, before Content-Encoding is undone, while the body reader (read-json-body.ts) hands
- * on the decompressed bytes. Tapping the request's 'data' events beside the reader keeps the
- * reader as it is, whatever it does with the bytes. A body sent as it is needs no tap: its
- * bytes are the reader's (after a byte-order mark, which signatures/verify.ts tries too).
+ * A body's bytes as they arrived, for a signed pipe: a signature covers what the sender sent,
+ * before Content-Encoding is undone, while the body reader (read-json-body.ts) hands on the
+ * decompressed bytes (and a reader of another type may hand on something it took out of them).
+ * Tapping the request's 'data' events beside the reader keeps the reader as it is, whatever it
+ * does with the bytes. A JSON body sent as it is needs no tap: its bytes are the reader's (after
+ * a byte-order mark, which signatures/verify.ts tries too).
  */
 
 export interface WireBody {
@@ -22,8 +24,9 @@ const NONE: WireBody = { bytes: () => null };
  */
 export function tapWireBody(req: IncomingMessage, limitBytes: number): WireBody {
   const encoding = req.headers['content-encoding'];
-  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return NONE;
-  if (req.readableFlowing !== true) return NONE;
+  const identity = encoding === undefined || encoding.trim().toLowerCase() === 'identity';
+  if ((identity && isJsonContentType(req.headers['content-type'])) || req.readableFlowing !== true)
+    return NONE;
   const chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer): void => {

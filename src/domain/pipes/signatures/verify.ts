@@ -87,9 +87,9 @@ export function openSignatureCheck(
 export interface SignedRequest {
   readonly headers: RequestHeaders;
   /**
-   * A compressed body's bytes as they arrived (before Content-Encoding is undone); null for a
-   * body sent as it is (whose bytes are `decoded`, after a byte-order mark if it had one) or
-   * one too large to keep.
+   * The body's bytes as they arrived (before Content-Encoding is undone), when they may differ
+   * from `decoded`; null for a JSON body sent as it is (whose bytes are `decoded`, after a
+   * byte-order mark if it had one) or one too large to keep.
    */
   readonly wire: Buffer | null;
   /** The body's bytes as read (decompressed, without a byte-order mark). */
@@ -156,10 +156,10 @@ function hmacMatches(
 }
 
 /**
- * Whether the signature covers the body as the sender sent it. A body sent as it is was
- * `decoded`, or a byte-order mark and `decoded` (the reader drops the mark); a compressed one is
- * `wire` as it arrived, or, for senders that sign before compressing, `decoded`. The likeliest
- * form is tried first, the others only when it fails.
+ * Whether the signature covers the body as the sender sent it. A JSON body sent as it is was
+ * `decoded`, or a byte-order mark and `decoded` (the reader drops the mark); another is `wire` as
+ * it arrived or, for senders that sign before compressing, `decoded`. The likeliest form is
+ * tried first, the others only when it fails.
  */
 function bodyMatches(
   req: SignedRequest,
