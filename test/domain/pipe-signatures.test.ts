@@ -97,6 +97,17 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     });
   });
 
+  it('a scheme this version does not know verifies nothing', () => {
+    const stored: StoredSignature = {
+      scheme: 'ed25519-v9',
+      header: null,
+      encoding: null,
+      prefix: null,
+      secrets: [storeSecret(box, PIPE, 'github', 'gh-secret-0123456789', 1)],
+    };
+    expect(openSignatureCheck(stored, PIPE, box)?.unreadable).toBe('unknown signature scheme "ed25519-v9"');
+  });
+
   it('a check whose secret cannot be opened says why, without the secret', () => {
     const secret = 'gh-secret-0123456789';
     const sealedElsewhere = new SecretBox(randomBytes(32));

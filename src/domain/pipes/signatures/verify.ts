@@ -6,6 +6,7 @@ import {
   GITHUB_SIGNATURE_PREFIX,
   GITLAB_TOKEN_HEADER,
   type HmacEncoding,
+  SIGNATURE_SCHEMES,
   SIGNATURE_TOLERANCE_S,
   type SignedScheme,
   WEBHOOK_ID_HEADER,
@@ -73,6 +74,9 @@ export function openSignatureCheck(
     }
   }
   if (secrets.length === 0 && unreadable === null) unreadable = 'the pipe has no signing secret';
+  // A scheme this version does not know (written by a newer one) verifies nothing: refused, not let through.
+  const known = (SIGNATURE_SCHEMES as readonly string[]).includes(stored.scheme) && stored.scheme !== 'none';
+  if (!known) unreadable = `unknown signature scheme ${JSON.stringify(stored.scheme.slice(0, 40))}`;
   return {
     scheme: stored.scheme as SignedScheme,
     header: stored.header,
