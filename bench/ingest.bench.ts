@@ -10,8 +10,12 @@
 // two, per round, is what capturing costs. BENCH_BODY_FILE=<json file> sends that file instead
 // of the small KMarkdown body, to a pipe with a template (the whole body is its input; the
 // baseline then checks only that the body is an object, and queues all of it).
+//
+// A third Herald run per round sends to a pipe that requires a GitHub signature
+// (X-Hub-Signature-256, docs/pipes.md "Verified senders"), capture off like the second: the ratio
+// signed/unsigned, per round, is what verifying the signature costs (goal: >= 0.9x).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +26,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 64;
 const WARMUP_SECONDS = 2;
 const BODY_FILE = process.env.BENCH_BODY_FILE;
+/** BENCH_ONLY=no-capture,signed: only these runs (of baseline, herald, no-capture, signed). */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((n) => n.trim());
 const BODY = BODY_FILE
   ? readFileSync(BODY_FILE, 'utf8')
   : JSON.stringify({ content: 'Pipeline **#4711** passed on `main` in 3m 12s' });
@@ -51,14 +57,20 @@ function startServer(kind: 'herald' | 'baseline', env: Record<string, string>) {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );
-  return new Promise<{ child: ChildProcess; port: number; token: string; tokenNoCapture: string }>(
-    (resolve, reject) => {
-      child.once('message', (m: { port: number; token: string; tokenNoCapture: string }) =>
-        resolve({ child, ...m }),
-      );
-      child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
-    },
-  );
+  return new Promise<{ child: ChildProcess } & Ready>((resolve, reject) => {
+    child.once('message', (m: Ready) => resolve({ child, ...m }));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)));
+  });
+}
+
+/** What a child server tells once it listens. */
+interface Ready {
+  port: number;
+  token: string;
+  tokenNoCapture: string;
+  /** The signed pipe (capture off): its token and GitHub signing secret. */
+  tokenSigned: string;
+  signingSecret: string;
 }
 
 /** The child's CPU time so far (user + system), in µs. */
@@ -121,6 +133,7 @@ async function main() {
     REDIS_PREFIX: `herald-bench-${tag}`,
     MONGO_URL: `mongodb://127.0.0.1:27017/herald_bench_${tag}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    SECRETS_KEY: randomBytes(32).toString('hex'),
   };
   const herald = await startServer('herald', env);
   const baseline = await startServer('baseline', env);
@@ -129,6 +142,11 @@ async function main() {
       `http://127.0.0.1:${herald.port}/api/v3/message/send-pipemsg?access_token=${token}`;
     const heraldUrl = sendUrl(herald.token);
     const noCaptureUrl = sendUrl(herald.tokenNoCapture);
+    const signedUrl = sendUrl(herald.tokenSigned);
+    // The body is the same on every request, so is its signature; the server verifies each one.
+    const signedHeaders = {
+      'x-hub-signature-256': `sha256=${createHmac('sha256', herald.signingSecret).update(BODY).digest('hex')}`,
+    };
     const baselineUrl = `http://127.0.0.1:${baseline.port}/ingest?access_token=${herald.token}`;
     process.stdout.write(
       `send-pipemsg vs baseline: ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each, alternating; ` +
@@ -137,7 +155,8 @@ async function main() {
     await run(baseline.child, baselineUrl, WARMUP_SECONDS);
     await run(herald.child, heraldUrl, WARMUP_SECONDS);
     await run(herald.child, noCaptureUrl, WARMUP_SECONDS);
-    type Name = 'baseline' | 'herald' | 'no-capture';
+    await run(herald.child, signedUrl, WARMUP_SECONDS, signedHeaders);
+    type Name = 'baseline' | 'herald' | 'no-capture' | 'signed';
     const rows: Record<
       Name,
       Array<{ rps: number; p50: number; p99: number; cpuUs: number; others: string }>
@@ -145,18 +164,21 @@ async function main() {
       baseline: [],
       herald: [],
       'no-capture': [],
+      signed: [],
     };
     for (let i = 0; i < ROUNDS; i++) {
-      // The two Herald runs swap places every round, so neither always follows the baseline.
+      // The Herald runs go in reverse order every other round, so none always follows the
+      // baseline; the signed run always sits next to the unsigned one it is compared with.
       const heraldRuns = [
-        ['herald', herald.child, heraldUrl],
-        ['no-capture', herald.child, noCaptureUrl],
+        ['herald', herald.child, heraldUrl, {}],
+        ['no-capture', herald.child, noCaptureUrl, {}],
+        ['signed', herald.child, signedUrl, signedHeaders],
       ] as const;
-      for (const [name, server, url] of [
-        ['baseline', baseline.child, baselineUrl] as const,
+      for (const [name, server, url, headers] of [
+        ['baseline', baseline.child, baselineUrl, {}] as const,
         ...(i % 2 === 0 ? heraldRuns : [...heraldRuns].reverse()),
-      ]) {
-        const r = await run(server, url, SECONDS);
+      ].filter(([name]) => !ONLY || ONLY.includes(name))) {
+        const r = await run(server, url, SECONDS, headers);
         rows[name].push(r);
         process.stdout.write(
           `  round ${i + 1} ${name.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  server CPU ${r.cpuUs.toFixed(0)} µs/req (${r.others})\n`,
@@ -169,22 +191,27 @@ async function main() {
       p99: median(rows[name].map((r) => r.p99)),
       cpuUs: median(rows[name].map((r) => r.cpuUs)),
     });
-    const b = summary('baseline');
-    const h = summary('herald');
-    const n = summary('no-capture');
+    for (const name of ['baseline', 'herald', 'no-capture', 'signed'] as const) {
+      if (rows[name].length === 0) continue;
+      const m = summary(name);
+      process.stdout.write(
+        `median ${name.padEnd(10)} ${m.rps.toFixed(0)} req/s (p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuUs.toFixed(0)} µs CPU/req)\n`,
+      );
+    }
     // Runs alternate, so each round's runs saw the same machine; the median of the per-round
     // ratios is steadier than a ratio of medians when other work shares the CPU.
     const ratioOf = (x: Name, y: Name, field: 'rps' | 'cpuUs') =>
       median(rows[x].map((r, k) => r[field] / rows[y][k]![field]));
-    process.stdout.write(
-      `median baseline   ${b.rps.toFixed(0)} req/s (p50 ${b.p50} ms, p99 ${b.p99} ms, ${b.cpuUs.toFixed(0)} µs CPU/req)\n` +
-        `median herald     ${h.rps.toFixed(0)} req/s (p50 ${h.p50} ms, p99 ${h.p99} ms, ${h.cpuUs.toFixed(0)} µs CPU/req)\n` +
-        `median no-capture ${n.rps.toFixed(0)} req/s (p50 ${n.p50} ms, p99 ${n.p99} ms, ${n.cpuUs.toFixed(0)} µs CPU/req)\n` +
-        `ratio herald/baseline (median of rounds): ${ratioOf('herald', 'baseline', 'rps').toFixed(2)}x req/s (goal >= 1.00x), ` +
-        `${ratioOf('herald', 'baseline', 'cpuUs').toFixed(2)}x server CPU per request; herald p99 ${h.p99} ms (goal < 25 ms)\n` +
-        `ratio capture on/off (median of rounds): ${ratioOf('herald', 'no-capture', 'rps').toFixed(2)}x req/s, ` +
-        `${ratioOf('herald', 'no-capture', 'cpuUs').toFixed(2)}x server CPU per request\n`,
-    );
+    const ratio = (label: string, x: Name, y: Name, goal: string) => {
+      if (rows[x].length === 0 || rows[y].length === 0) return;
+      process.stdout.write(
+        `ratio ${label} (median of rounds): ${ratioOf(x, y, 'rps').toFixed(2)}x req/s${goal}, ` +
+          `${ratioOf(x, y, 'cpuUs').toFixed(2)}x server CPU per request\n`,
+      );
+    };
+    ratio('herald/baseline', 'herald', 'baseline', ' (goal >= 1.00x; herald p99 goal < 25 ms)');
+    ratio('capture on/off', 'herald', 'no-capture', '');
+    ratio('signed/unsigned, GitHub signature, capture off', 'signed', 'no-capture', ' (goal >= 0.90x)');
   } finally {
     baseline.child.kill('SIGTERM');
     herald.child.kill('SIGTERM'); // the Herald child cleans its database and Redis prefix on SIGTERM
@@ -220,8 +247,11 @@ async function serveHerald() {
     ? (await createTemplate(res, bot, { title: 'bench', content: '{{ data | length }} fields', msgtype: 1 }))
         .model
     : null;
-  const pipe = (capture: boolean) =>
+  const pipe = (capture: boolean, signature?: { scheme: 'github' }) =>
     createPipe(res, {
+      ...(signature
+        ? { signature: { ...signature, secret: null, header: null, encoding: null, prefix: null } }
+        : {}),
       bot_id: bot.id,
       title: 'bench',
       channel_id: channel.id,
@@ -231,9 +261,16 @@ async function serveHerald() {
     });
   const { access_token } = await pipe(true);
   const { access_token: tokenNoCapture } = await pipe(false);
+  const signed = await pipe(false, { scheme: 'github' });
   const server = await listen(createHttpHandler(res), 0, '127.0.0.1');
   answerCpu();
-  process.send?.({ port: server.port, token: access_token, tokenNoCapture });
+  process.send?.({
+    port: server.port,
+    token: access_token,
+    tokenNoCapture,
+    tokenSigned: signed.access_token,
+    signingSecret: signed.signing_secret,
+  });
   process.on('SIGTERM', async () => {
     await server.close(1_000);
     await res.pipeRuntime.queue.obliterate({ force: true }).catch(() => {});
@@ -296,6 +333,8 @@ async function serveBaseline() {
     port: typeof address === 'object' && address ? address.port : 0,
     token: '',
     tokenNoCapture: '',
+    tokenSigned: '',
+    signingSecret: '',
   });
   process.on('SIGTERM', async () => {
     server.close();

@@ -46,6 +46,9 @@ const DEMO_PUSH = JSON.stringify({
  */
 const config = configOrExit({
   ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+  // The demo's own key for signed pipes' secrets, fixed so its database's secrets open on every
+  // run; never use it outside the demo (openssl rand -hex 32 makes a real one).
+  SECRETS_KEY: 'd3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0d3e0',
   MONGO_URL: 'mongodb://127.0.0.1:27017/herald_demo',
   REDIS_PREFIX: 'herald-demo',
   LOG_LEVEL: 'warn',

@@ -157,3 +157,6 @@ export const DEFAULT_CAPTURE_TTL_S = 7 * 24 * 60 * 60;
 /** Shortest and longest CAPTURE_TTL_S an operator may set, in seconds (1 min, 90 days). */
 export const MIN_CAPTURE_TTL_S = 60;
 export const MAX_CAPTURE_TTL_S = 90 * 24 * 60 * 60;
+
+/** Bytes of SECRETS_KEY (AES-256-GCM), the key that encrypts pipe signing secrets at rest. */
+export const SECRETS_KEY_BYTES = 32;

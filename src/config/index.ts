@@ -68,6 +68,13 @@ export interface Config {
   readonly captureMaxBytes: number;
   /** How long each capture lives, in seconds. */
   readonly captureTtlS: number;
+  /**
+   * SECRETS_KEY: the 32-byte key that encrypts pipe signing secrets at rest (AES-256-GCM);
+   * null when unset (then no pipe can be given a secret that must be kept readable).
+   */
+  readonly secretsKey: Buffer | null;
+  /** SECRETS_KEYS_PREVIOUS: older keys, read to decrypt secrets sealed before a key change. */
+  readonly secretsKeysPrevious: readonly Buffer[];
 }
 
 /** A bad or missing setting; start-up prints `message` as its one line and exits. */
@@ -134,6 +141,23 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
  * package root either way.
  */
 const BUILT_CONSOLE_DIR = fileURLToPath(new URL('../../dist/console', import.meta.url));
+
+/**
+ * A 32-byte key written as 64 hex digits or as base64 (standard or URL-safe, padding optional):
+ * `openssl rand -hex 32` or `openssl rand -base64 32`.
+ */
+function parseKey(name: string, raw: string): Buffer {
+  const text = raw.trim();
+  let key: Buffer | null = null;
+  if (/^[0-9a-fA-F]{64}$/.test(text)) key = Buffer.from(text, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) key = Buffer.from(text.replace(/=$/, ''), 'base64url');
+  if (key === null || key.length !== D.SECRETS_KEY_BYTES) {
+    throw new ConfigError(
+      `config: ${name} must be ${D.SECRETS_KEY_BYTES} bytes written as 64 hex digits or in base64 (openssl rand -hex 32)`,
+    );
+  }
+  return key;
+}
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
@@ -255,5 +279,10 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     captureMaxItems: int(env, 'CAPTURE_MAX_ITEMS', D.DEFAULT_CAPTURE_MAX_ITEMS, 0, D.MAX_CAPTURE_MAX_ITEMS),
     captureMaxBytes: int(env, 'CAPTURE_MAX_BYTES', D.DEFAULT_CAPTURE_MAX_BYTES, 0, D.MAX_BODY_LIMIT_BYTES),
     captureTtlS: int(env, 'CAPTURE_TTL_S', D.DEFAULT_CAPTURE_TTL_S, D.MIN_CAPTURE_TTL_S, D.MAX_CAPTURE_TTL_S),
+    secretsKey: env.SECRETS_KEY ? parseKey('SECRETS_KEY', env.SECRETS_KEY) : null,
+    secretsKeysPrevious: (env.SECRETS_KEYS_PREVIOUS ?? '')
+      .split(',')
+      .filter((k) => k.trim() !== '')
+      .map((k) => parseKey('SECRETS_KEYS_PREVIOUS', k)),
   };
 }

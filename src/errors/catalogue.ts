@@ -120,6 +120,25 @@ export const CATALOGUE = {
   // 401: no credentials, or credentials we do not know.
   UNAUTHENTICATED: def(40100, 401, '缺少身份凭证', 'Authentication required'),
   INVALID_TOKEN: def(40101, 401, '身份凭证无效', 'Invalid token'),
+  // 40102-40109: verified pipe senders (issue 20): the pipe requires a signature.
+  SIGNATURE_MISSING: def(
+    40102,
+    401,
+    '缺少签名：该管道只接受带 {header} 签名的请求',
+    'Signature required: this pipe accepts only requests signed in {header}',
+  ),
+  SIGNATURE_INVALID: def(
+    40103,
+    401,
+    '签名无效：{header} 与管道的签名密钥不符',
+    "Invalid signature: {header} does not verify with the pipe's signing secret",
+  ),
+  SIGNATURE_EXPIRED: def(
+    40104,
+    401,
+    '签名已过期：webhook-timestamp 与服务器时间相差超过 {tolerance_s} 秒',
+    "Signature out of date: webhook-timestamp is more than {tolerance_s} s away from the server's clock",
+  ),
 
   // 403: known caller, not allowed.
   FORBIDDEN: def(40300, 403, '没有权限执行此操作', 'Not allowed to perform this operation'),
@@ -212,6 +231,19 @@ export const CATALOGUE = {
     409,
     '使用该 Idempotency-Key 的请求正在处理中，请稍后重试',
     'A request with this Idempotency-Key is being processed; retry shortly',
+  ),
+  // Verified pipe senders (issue 20): a signing secret cannot be set as asked.
+  PIPE_SECRETS_KEY_MISSING: def(
+    40912,
+    409,
+    '签名方式 {scheme} 的密钥须加密保存，但未配置 SECRETS_KEY：请设置（openssl rand -hex 32）并重启',
+    'Signature scheme {scheme} keeps its secret encrypted and SECRETS_KEY is not set: set it (openssl rand -hex 32) and restart',
+  ),
+  PIPE_NOT_SIGNED: def(
+    40913,
+    409,
+    '管道 {pipe_id} 未设置签名方式，请先用 pipe/set-signature 设置',
+    'Pipe {pipe_id} has no signature scheme; set one with pipe/set-signature',
   ),
   // 40902-40909: platform directory (issue 5).
   MEMBER_EXISTS: def(
@@ -335,6 +367,13 @@ export const CATALOGUE = {
     503,
     '服务暂时不可用，请稍后重试（错误编号 {error_id}）',
     'Service temporarily unavailable, retry later (error id {error_id})',
+  ),
+  // A signed pipe's secret cannot be decrypted: SECRETS_KEY is unset or not the key it was sealed with.
+  SIGNING_SECRET_UNREADABLE: def(
+    50302,
+    503,
+    '无法解密管道的签名密钥：SECRETS_KEY 未配置或已更换（错误编号 {error_id}）',
+    "The pipe's signing secret cannot be decrypted: SECRETS_KEY is unset or changed (error id {error_id})",
   ),
   CONSOLE_NOT_BUILT: def(
     50301,

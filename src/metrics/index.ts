@@ -22,6 +22,11 @@ export interface HeraldMetrics {
   readonly accepted: Counter;
   /** Requests of routed pipes answered without a message, by reason (domain/pipes/routing). */
   readonly skipped: Counter<'reason'>;
+  /**
+   * Signature checks of signed pipes (issue 20), by scheme and outcome (ok, missing, invalid,
+   * expired, unreadable); no pipe label, so its series stay few however many pipes there are.
+   */
+  readonly signatureChecks: Counter<'scheme' | 'outcome'>;
   /** Messages the sink took, by sink (store, relay). */
   readonly sent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
@@ -59,6 +64,12 @@ export function createMetrics(): HeraldMetrics {
     name: 'herald_pipe_events_skipped_total',
     help: 'Events of routed pipes answered without a message (event_ignored, no_template, no_event)',
     labelNames: ['reason'] as const,
+    registers,
+  });
+  const signatureChecks = new Counter({
+    name: 'herald_pipe_signature_checks_total',
+    help: 'Signature checks on pipes that require a signature, by scheme and outcome (ok, missing, invalid, expired, unreadable)',
+    labelNames: ['scheme', 'outcome'] as const,
     registers,
   });
   const sent = new Counter({
@@ -133,6 +144,7 @@ export function createMetrics(): HeraldMetrics {
     registry,
     accepted,
     skipped,
+    signatureChecks,
     sent,
     failed,
     rateLimitedWaits,

@@ -56,6 +56,7 @@ export type { IntimacyChanges, IntimacyStore } from './intimacy.js';
 export { MAX_USER_GUILDS, MEMBER_SORT_FIELDS, type MemberChanges, type MemberStore } from './members.js';
 export type { MessageStore, TimelineMessage } from './messages.js';
 export type { Page, PageRequest } from './paging.js';
+export type { PipeSignatureView, StoredSignature, StoredSigningSecret } from './pipe-signature.js';
 export {
   type NewPipe,
   PIPE_SORT_FIELDS,

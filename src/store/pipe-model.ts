@@ -21,6 +21,27 @@ const routeSchema = new mongoose.Schema(
   { _id: false },
 );
 
+// Verified senders (issue 20, store/pipe-signature.ts): secrets sealed or hashed, never plain.
+const signingSecretSchema = new mongoose.Schema(
+  {
+    sealed: { type: String, default: null },
+    hash: { type: String, default: null },
+    created_at: { type: Number, required: true },
+    expires_at: { type: Number, default: null },
+  },
+  { _id: false },
+);
+const signatureSchema = new mongoose.Schema(
+  {
+    scheme: { type: String, required: true },
+    header: { type: String, default: null },
+    encoding: { type: String, default: null },
+    prefix: { type: String, default: null },
+    secrets: { type: [signingSecretSchema], default: [] },
+  },
+  { _id: false },
+);
+
 const pipeSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
@@ -42,6 +63,8 @@ const pipeSchema = new mongoose.Schema(
     event_source: { type: eventSourceSchema, default: null },
     routes: { type: [routeSchema], default: undefined },
     preset: { type: String, default: null },
+    // null or absent (pipes made before issue 20): unsigned.
+    signature: { type: signatureSchema, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

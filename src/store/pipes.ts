@@ -1,5 +1,11 @@
 import { type Page, type PageRequest, skipOf } from './paging.js';
 import type { PipeModels } from './pipe-model.js';
+import {
+  type PipeSignatureView,
+  type StoredSignature,
+  signatureViewOf,
+  storedSignatureOf,
+} from './pipe-signature.js';
 
 export interface PipeRateLimit {
   /** Burst, in messages. */
@@ -35,12 +41,16 @@ export interface PipeRecord {
   readonly routes: PipeRoutes;
   /** The preset the pipe was made with (github, gitlab, ...); null: none. */
   readonly preset: string | null;
+  /** Whether senders must sign their requests, and how (docs/pipes.md, "Verified senders"). */
+  readonly signature: PipeSignatureView;
   readonly created_at: number;
   readonly updated_at: number;
 }
 
-export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled'> {
+export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled' | 'signature'> {
   readonly token_hash: string;
+  /** Absent or null: unsigned. */
+  readonly signature?: StoredSignature | null;
   readonly now: number;
 }
 
@@ -78,6 +88,7 @@ interface PipeDoc {
   event_source?: { header?: string | null; body?: string | null } | null;
   routes?: StoredRoute[] | null;
   preset?: string | null;
+  signature?: Parameters<typeof storedSignatureOf>[0];
   created_at: number;
   updated_at: number;
 }
@@ -115,6 +126,7 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   event_source: eventSourceOf(d.event_source),
   routes: routesOf(d.routes),
   preset: d.preset ?? null,
+  signature: signatureViewOf(d.signature),
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
@@ -142,6 +154,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
         event_source: storedSource(p.event_source),
         routes: storedRoutes(p.routes),
         preset: p.preset,
+        signature: p.signature ?? null,
         created_at: p.now,
         updated_at: p.now,
       };
@@ -154,10 +167,17 @@ export function createPipeStore({ Pipe }: PipeModels) {
       return d ? toRecord(d) : null;
     },
 
-    /** The pipe with its token hash, for authentication only. */
-    async getWithTokenHash(id: string): Promise<{ pipe: PipeRecord; token_hash: string } | null> {
+    /**
+     * The pipe with its token hash and its signature's stored secrets, for authentication (and
+     * the signature's own changes) only.
+     */
+    async getWithTokenHash(
+      id: string,
+    ): Promise<{ pipe: PipeRecord; token_hash: string; signature: StoredSignature | null } | null> {
       const d = await Pipe.findById(id).lean<PipeDoc>();
-      return d ? { pipe: toRecord(d), token_hash: d.token_hash ?? '' } : null;
+      return d
+        ? { pipe: toRecord(d), token_hash: d.token_hash ?? '', signature: storedSignatureOf(d.signature) }
+        : null;
     },
 
     async update(id: string, changes: PipeChanges, now: number): Promise<PipeRecord | null> {
@@ -173,6 +193,12 @@ export function createPipeStore({ Pipe }: PipeModels) {
 
     async setTokenHash(id: string, tokenHash: string, now: number): Promise<boolean> {
       const r = await Pipe.updateOne({ _id: id }, { $set: { token_hash: tokenHash, updated_at: now } });
+      return r.matchedCount === 1;
+    },
+
+    /** Replaces the pipe's signature setting (null: unsigned); false when there is no such pipe. */
+    async setSignature(id: string, signature: StoredSignature | null, now: number): Promise<boolean> {
+      const r = await Pipe.updateOne({ _id: id }, { $set: { signature, updated_at: now } });
       return r.matchedCount === 1;
     },
 

@@ -172,4 +172,30 @@ describe('loadConfig', () => {
       new ConfigError('config: CAPTURE_TTL_S must be an integer from 60 to 7776000 (got "59")'),
     );
   });
+
+  it('reads SECRETS_KEY as 32 bytes in hex or base64, and older keys after it; none by default', () => {
+    expect(loadConfig(ADMIN)).toMatchObject({ secretsKey: null, secretsKeysPrevious: [] });
+    const key = Buffer.from('0123456789abcdef0123456789abcdef');
+    const old = Buffer.alloc(32, 7);
+    expect(loadConfig({ ...ADMIN, SECRETS_KEY: key.toString('hex') }).secretsKey).toEqual(key);
+    expect(loadConfig({ ...ADMIN, SECRETS_KEY: key.toString('base64') }).secretsKey).toEqual(key);
+    expect(loadConfig({ ...ADMIN, SECRETS_KEY: key.toString('base64url') }).secretsKey).toEqual(key);
+    expect(
+      loadConfig({
+        ...ADMIN,
+        SECRETS_KEY: key.toString('hex'),
+        SECRETS_KEYS_PREVIOUS: `${old.toString('base64')}, ${Buffer.alloc(32, 8).toString('hex')}`,
+      }).secretsKeysPrevious,
+    ).toEqual([old, Buffer.alloc(32, 8)]);
+    const message =
+      'config: SECRETS_KEY must be 32 bytes written as 64 hex digits or in base64 (openssl rand -hex 32)';
+    for (const bad of [
+      'abc',
+      key.toString('hex').slice(2),
+      Buffer.alloc(31).toString('base64'),
+      'x'.repeat(64),
+    ]) {
+      expect(() => loadConfig({ ...ADMIN, SECRETS_KEY: bad })).toThrow(new ConfigError(message));
+    }
+  });
 });

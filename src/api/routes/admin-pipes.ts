@@ -24,6 +24,13 @@ import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
+import {
+  adminPipeSignatureRoutes,
+  type SignatureBody,
+  signatureNotUpdatable,
+  signatureSchema,
+  signatureSettingOf,
+} from './admin-pipe-signatures.js';
 
 /** Largest per-pipe budget an operator may set (burst in messages, refill per second). */
 export const MAX_PIPE_RATE = 1_000_000;
@@ -73,10 +80,21 @@ interface PipeBody {
 }
 
 const createBody = compileValidator<
-  PipeBody & { bot_id: string; title: string; channel_id: string; preset?: PipePresetId }
+  PipeBody & {
+    bot_id: string;
+    title: string;
+    channel_id: string;
+    preset?: PipePresetId;
+    signature?: SignatureBody;
+  }
 >({
   type: 'object',
-  properties: { bot_id: idSchema, ...pipeFields, preset: { type: 'string', enum: [...PIPE_PRESET_IDS] } },
+  properties: {
+    bot_id: idSchema,
+    ...pipeFields,
+    preset: { type: 'string', enum: [...PIPE_PRESET_IDS] },
+    signature: signatureSchema,
+  },
   required: ['bot_id', 'title', 'channel_id'],
 });
 const updateBody = compileValidator<PipeBody & { id: string }>({
@@ -136,6 +154,7 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
       bot_id: body.bot_id,
       title: body.title,
       channel_id: body.channel_id,
+      ...(body.signature !== undefined ? { signature: signatureSettingOf(body.signature) } : {}),
     };
     if (body.preset === undefined) {
       reply(ctx, await createPipe(deps, input));
@@ -155,6 +174,8 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
 
   router.post('/admin/api/pipe/update', admin, async (ctx) => {
     const body = updateBody(ctx.request.body);
+    // Not silently ignored: a new secret must be shown, which an update's answer does not do.
+    if ((body as { signature?: unknown }).signature !== undefined) throw signatureNotUpdatable();
     reply(ctx, { pipe: pipeView(deps, await updatePipe(deps, body.id, pipeInput(body))) });
   });
 
@@ -205,6 +226,8 @@ export function adminPipeRoutes(router: Router<HeraldState>, deps: PipeDeps): vo
     await clearCaptures(deps, pipe.id);
     reply(ctx, {});
   });
+
+  adminPipeSignatureRoutes(router, deps);
 
   router.get('/admin/api/pipe/list', admin, async (ctx) => {
     const { bot_id } = listFilter(ctx.query);

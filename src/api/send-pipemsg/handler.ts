@@ -11,6 +11,7 @@ import {
 import type { CachedPipe } from '../../domain/pipes/pipe-cache.js';
 import { type PipeRouting, routeRequest, skippedAnswer } from '../../domain/pipes/routing/routing.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
+import { checkPipeSignature } from '../../domain/pipes/signatures/door.js';
 import type { Lang } from '../../errors/index.js';
 import {
   type Envelope,
@@ -26,6 +27,7 @@ import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { type BodyOptions, type JsonBody, readJsonBody } from '../read-json-body.js';
 import { logRequest, requestIdFrom } from '../request-log.js';
 import { compileValidator, idSchema } from '../validation.js';
+import { tapWireBody } from './wire-body.js';
 
 /*
  * POST /api/v3/message/send-pipemsg, served in front of Koa (createHttpHandler in api/app.ts routes it
@@ -120,12 +122,8 @@ async function accept(
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
   // A template pipe takes GitHub's form-encoded bodies too (the JSON in `payload`).
-  const body = await readJsonBody(
-    req,
-    deps.config.bodyLimitBytes,
-    pipe.template_id !== null ? FORM : JSON_ONLY,
-  );
-  const accepted = await acceptPipeMessage(deps, pipe, messageRequest(req, query, body));
+  const { body, webhookKey } = await readVerified(deps, req, pipe, pipe.template_id !== null ? FORM : JSON_ONLY);
+  const accepted = await acceptPipeMessage(deps, pipe, messageRequest(req, query, body, webhookKey));
   return success(accepted, lang);
 }
 
@@ -146,8 +144,9 @@ async function acceptRouted(
   answer: Answer,
   lang: Lang,
 ): Promise<Envelope> {
-  const body = await readJsonBody(req, deps.config.bodyLimitBytes, FORM);
-  const request = messageRequest(req, query, body);
+  // Verified before the event is read: an unsigned ping is refused, not skipped.
+  const { body, webhookKey } = await readVerified(deps, req, pipe, FORM);
+  const request = messageRequest(req, query, body, webhookKey);
   const routed = routeRequest(routing, req.headers, body.value);
   if ('skip' in routed) {
     countSkipped(deps, routed.skip.reason);
@@ -161,8 +160,31 @@ async function acceptRouted(
   return success(accepted, lang);
 }
 
+/**
+ * Reads the body; a signed pipe also verifies the bytes as sent (wire-body.ts: tapped in the
+ * reader's turn), and a refusal stores and captures nothing. Answers the verified webhook-id.
+ */
+async function readVerified(
+  deps: PipeDeps,
+  req: IncomingMessage,
+  pipe: CachedPipe,
+  options: BodyOptions,
+): Promise<{ body: JsonBody; webhookKey: string | null }> {
+  const reading = readJsonBody(req, deps.config.bodyLimitBytes, options);
+  const wire = pipe.signature === null ? null : tapWireBody(req, deps.config.bodyLimitBytes);
+  const body = await reading;
+  const webhookKey =
+    wire === null ? null : checkPipeSignature(deps, pipe, req.headers, wire.bytes(), body.bytes);
+  return { body, webhookKey };
+}
+
 /** The message a request asks for: its query (checked: 400 naming the parameter) and body. */
-function messageRequest(req: IncomingMessage, query: Query, body: JsonBody): PipeMessageRequest {
+function messageRequest(
+  req: IncomingMessage,
+  query: Query,
+  body: JsonBody,
+  webhookKey: string | null,
+): PipeMessageRequest {
   const q = sendQuery(query);
   const idempotencyKey = headerOf(req, 'idempotency-key');
   return {
@@ -174,7 +196,8 @@ function messageRequest(req: IncomingMessage, query: Query, body: JsonBody): Pip
     body: body.value,
     rawBody: body.text,
     bodyBytes: body.bytes,
-    idempotencyKey: idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey),
+    // A verified webhook-id is the message's idempotency key (it is signed; an Idempotency-Key is not).
+    idempotencyKey: webhookKey ?? (idempotencyKey === '' ? null : checkIdempotencyKey(idempotencyKey)),
     capture: { headers: req.headers },
   };
 }

@@ -8,6 +8,8 @@ import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
 import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
 import { type PipeRouting, routingOf } from './routing/routing.js';
+import type { SecretBox } from './signatures/secret-box.js';
+import { openSignatureCheck, type SignatureCheck } from './signatures/verify.js';
 
 /** Most pipes whose resolution a web process keeps (each entry is a few hundred bytes). */
 export const PIPE_CACHE_MAX_ENTRIES = 50_000;
@@ -31,6 +33,8 @@ export interface CachedPipe {
   readonly capture: boolean;
   /** Event routing (routing/routing.ts); null: every message renders template_id. */
   readonly routing: PipeRouting | null;
+  /** The signature senders must send, its secrets opened (signatures/verify.ts); null: none. */
+  readonly signature: SignatureCheck | null;
 }
 
 /**
@@ -49,10 +53,15 @@ export function parsePipeChange(text: string): { id: string; origin: string | un
 
 export type PipeCache = LiveCache<CachedPipe>;
 
+/**
+ * `secrets` opens signed pipes' secrets; without it (workers, which verify nothing) a signed
+ * pipe's entry has no signature check.
+ */
 export function createPipeCache(
   store: Pick<Store, 'pipes' | 'bots'>,
   defaultLimit: BucketLimit,
   now?: () => number,
+  secrets?: SecretBox,
 ): PipeCache {
   return new LiveCache<CachedPipe>({
     maxEntries: PIPE_CACHE_MAX_ENTRIES,
@@ -62,7 +71,8 @@ export function createPipeCache(
       const found = await store.pipes.getWithTokenHash(id);
       if (!found) return null;
       const bot = await store.bots.get(found.pipe.bot_id);
-      return toCached(found.pipe, found.token_hash, defaultLimit, bot?.enabled ?? false);
+      const signature = secrets ? openSignatureCheck(found.signature, id, secrets) : null;
+      return toCached(found.pipe, found.token_hash, defaultLimit, bot?.enabled ?? false, signature);
     },
   });
 }
@@ -72,6 +82,7 @@ export function toCached(
   tokenHash: string,
   defaultLimit: BucketLimit,
   botEnabled: boolean,
+  signature: SignatureCheck | null = null,
 ): CachedPipe {
   return {
     id: pipe.id,
@@ -87,6 +98,7 @@ export function toCached(
     token_hash: tokenHash,
     capture: pipe.capture,
     routing: routingOf(pipe),
+    signature,
   };
 }
 

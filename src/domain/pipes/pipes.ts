@@ -19,6 +19,7 @@ import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
 import { checkEventSource, checkRoutes, checkRoutingShape } from './routing/routing.js';
 import type { PipeDeps } from './runtime.js';
+import { newSignature, type SignatureSetting } from './signatures/manage.js';
 
 export interface PipeInput {
   readonly title?: string;
@@ -42,6 +43,8 @@ export interface NewPipeInput extends PipeInput {
   readonly channel_id: string;
   /** The preset that made it (routing/presets.ts), recorded with the pipe. */
   readonly preset?: string;
+  /** The signature senders must send (checked: signatures/manage.ts); absent: none. */
+  readonly signature?: SignatureSetting;
 }
 
 /** A pipe as operators see it: the stored record plus the limit in force. */
@@ -58,6 +61,8 @@ export interface IssuedPipeToken {
 
 export interface CreatedPipe extends IssuedPipeToken {
   readonly pipe: PipeView;
+  /** A signed pipe's signing secret, shown once (docs/pipes.md, "Verified senders"). */
+  readonly signing_secret?: string;
 }
 
 export function pipeView(deps: PipeDeps, pipe: PipeRecord): PipeView {
@@ -143,6 +148,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   await checkRouting(deps, bot, { event_source: eventSource, routes, template_id: templateId }, routes);
   const id = newNumericId();
   const { token, hash } = issuePipeToken(id);
+  const signing = input.signature ? newSignature(deps, id, input.signature) : { stored: null, secret: null };
   const pipe = await deps.store.pipes.create({
     id,
     bot_id: bot.id,
@@ -156,12 +162,14 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     routes,
     preset: input.preset ?? null,
     token_hash: hash,
+    signature: signing.stored,
     now: deps.now(),
   });
   // A process that was asked for this id before it existed may hold "no such pipe"; this one
   // drops it inside announcePipeChange, before the call answers.
   await announcePipeChange(deps, id);
-  return { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
+  const created = { pipe: pipeView(deps, pipe), access_token: token, url: callbackUrl(deps, token) };
+  return signing.secret === null ? created : { ...created, signing_secret: signing.secret };
 }
 
 export async function getPipe(deps: PipeDeps, id: string): Promise<PipeRecord> {

@@ -10,6 +10,7 @@ import type { Deps } from '../deps.js';
 import { getChannel, subscribeDirectoryChanges } from '../directory/index.js';
 import { LiveCache } from './live-cache.js';
 import { createPipeCache, type PipeCache, subscribePipeChanges } from './pipe-cache.js';
+import { SecretBox } from './signatures/secret-box.js';
 
 /** Most channels a web process keeps for target_id checks. */
 export const CHANNEL_CACHE_MAX_ENTRIES = 20_000;
@@ -55,6 +56,8 @@ export interface PipeRuntime {
   /** Live templates' formats by id (null: none live), for a `type` sent to a template pipe. */
   readonly templates: LiveCache<TemplateFormat>;
   readonly defaultLimit: BucketLimit;
+  /** Seals and opens pipes' signing secrets (SECRETS_KEY; signatures/secret-box.ts). */
+  readonly secrets: SecretBox;
   /** Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -67,7 +70,8 @@ export interface PipeDeps extends Deps {
 export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<PipeRuntime> {
   const { config, log } = deps;
   const defaultLimit: BucketLimit = { capacity: config.pipeRateBurst, perSecond: config.pipeRatePerSecond };
-  const pipes = createPipeCache(deps.store, defaultLimit);
+  const secrets = new SecretBox(config.secretsKey, config.secretsKeysPrevious);
+  const pipes = createPipeCache(deps.store, defaultLimit, undefined, secrets);
   const channels = new LiveCache<ChannelRecord>({
     maxEntries: CHANNEL_CACHE_MAX_ENTRIES,
     freshMs: CHANNEL_CACHE_FRESH_MS,
@@ -148,6 +152,7 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
     channels,
     templates,
     defaultLimit,
+    secrets,
     close() {
       closing ??= closeAll();
       return closing;

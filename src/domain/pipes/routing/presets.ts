@@ -5,6 +5,7 @@ import { useGalleryTemplate } from '../../gallery/index.js';
 import { deleteTemplate } from '../../templates/index.js';
 import { type CreatedPipe, checkNewPipeChannel, createPipe, type NewPipeInput } from '../pipes.js';
 import type { PipeDeps } from '../runtime.js';
+import type { SignedScheme } from '../signatures/schemes.js';
 
 /*
  * Presets (docs/pipes.md, "Presets"): creating a pipe for a known sender sets, in one step, where
@@ -27,6 +28,12 @@ export interface PipePreset {
   readonly routes: Readonly<Record<string, string>>;
   /** Events answered 200 and not posted (a `null` route). */
   readonly ignore: readonly string[];
+  /**
+   * The signature the sender can make with a secret Herald generates (unless the create call
+   * names one); null where the sender signs nothing or only with a secret of its own (Sentry's
+   * client secret: give it as `signature`).
+   */
+  readonly signature: SignedScheme | null;
 }
 
 /**
@@ -47,6 +54,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     },
     // Sent once when the hook is made (or "Redeliver"ed): it says the URL works, nothing more.
     ignore: ['ping'],
+    signature: 'github',
   },
   gitlab: {
     id: 'gitlab',
@@ -59,18 +67,21 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
       pipeline: 'gitlab-pipeline',
     },
     ignore: [],
+    signature: 'gitlab',
   },
   alertmanager: {
     id: 'alertmanager',
     event_source: { body: 'status' },
     routes: { firing: 'alertmanager', resolved: 'alertmanager' },
     ignore: [],
+    signature: null,
   },
   grafana: {
     id: 'grafana',
     event_source: { body: 'status' },
     routes: { firing: 'grafana-alerting', resolved: 'grafana-alerting' },
     ignore: [],
+    signature: null,
   },
   sentry: {
     id: 'sentry',
@@ -78,6 +89,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     routes: { event_alert: 'sentry-issue-alert' },
     // Sent when the integration is installed or removed.
     ignore: ['installation'],
+    signature: null,
   },
 };
 
@@ -140,7 +152,16 @@ export async function createPresetPipe(
       made.push({ id: saved.model.id, title: saved.model.title, gallery_id: galleryId });
       byGallery.set(galleryId, saved.model.id);
     }
-    const created = await createPipe(deps, { ...input, ...presetPipeInput(preset, byGallery) });
+    const signature =
+      input.signature ??
+      (preset.signature === null
+        ? undefined
+        : { scheme: preset.signature, secret: null, header: null, encoding: null, prefix: null });
+    const created = await createPipe(deps, {
+      ...input,
+      ...presetPipeInput(preset, byGallery),
+      ...(signature === undefined ? {} : { signature }),
+    });
     return { ...created, templates: made };
   } catch (err) {
     await removeTemplates(deps, input.bot_id, made);
