@@ -387,6 +387,58 @@ describe('changing and rotating', () => {
   });
 });
 
+describe('presets', () => {
+  it("github's sets its signature: an unsigned ping is refused, a signed one answered and not posted", async () => {
+    const r = await app.request<Created & { templates: unknown[] }>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: bot.id, title: 'repo', channel_id: channelId, preset: 'github' },
+    });
+    expect(r.status, r.text).toBe(200);
+    const { pipe, access_token, signing_secret } = r.body.data;
+    expect(pipe.signature).toMatchObject({ scheme: 'github' });
+    expect(signing_secret).toEqual(expect.any(String));
+    shown.push(signing_secret!);
+    const raw = '{"zen":"Keep it logically awesome.","hook_id":1}';
+    const unsigned = await send(access_token, raw, { 'X-GitHub-Event': 'ping' });
+    expect([unsigned.status, unsigned.body.code]).toEqual([401, 40102]);
+    const signed = await send(access_token, raw, {
+      'X-GitHub-Event': 'ping',
+      'X-Hub-Signature-256': githubSignature(signing_secret!, raw),
+    });
+    expect([signed.status, signed.body.data]).toMatchObject([200, { skipped: true, event: 'ping' }]);
+    expect(await jobsOf(pipe.id)).toEqual([]);
+  });
+
+  it("a preset's signature can be named instead (none), and without SECRETS_KEY github's is refused with nothing left", async () => {
+    const unsigned = await app.request<Created>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: bot.id, title: 'open', channel_id: channelId, preset: 'github', signature: 'none' },
+    });
+    expect([unsigned.status, unsigned.body.data.pipe.signature]).toMatchObject([200, { scheme: 'none' }]);
+    const keyless = await startTestApp('pipe_signatures', { SECRETS_KEY: '' }, { sharedWith: app });
+    try {
+      const before = await keyless.request<{ meta: { total: number } }>(
+        'GET',
+        `/admin/api/template/list?bot_id=${bot.id}`,
+        { admin: true },
+      );
+      const r = await keyless.request('POST', '/admin/api/pipe/create', {
+        admin: true,
+        json: { bot_id: bot.id, title: 'repo', channel_id: channelId, preset: 'github' },
+      });
+      expect([r.status, r.body.code]).toEqual([409, 40912]);
+      const after = await keyless.request<{ meta: { total: number } }>(
+        'GET',
+        `/admin/api/template/list?bot_id=${bot.id}`,
+        { admin: true },
+      );
+      expect(after.body.data.meta.total).toBe(before.body.data.meta.total);
+    } finally {
+      await keyless.close();
+    }
+  });
+});
+
 describe('without SECRETS_KEY', () => {
   it('refuses to keep an HMAC secret (409), takes a GitLab token, and a sealed pipe answers 503', async () => {
     const keyless = await startTestApp('pipe_signatures', { SECRETS_KEY: '' }, { sharedWith: app });

@@ -38,7 +38,14 @@ type Answer = {
 const createPipe = (body: Record<string, unknown>) =>
   app.request<Created>('POST', '/admin/api/pipe/create', {
     admin: true,
-    json: { bot_id: bot.id, title: 'hooks', channel_id: channelId, ...body },
+    // Presets' own signatures are tested in pipe-signatures.test.ts; here senders send unsigned.
+    json: {
+      bot_id: bot.id,
+      title: 'hooks',
+      channel_id: channelId,
+      ...(body.preset !== undefined ? { signature: 'none' } : {}),
+      ...body,
+    },
     headers: { 'Accept-Language': 'en-US' },
   });
 

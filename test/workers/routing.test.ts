@@ -56,7 +56,13 @@ describe('a routed message in the worker', () => {
       templates: Array<{ id: string; gallery_id: string }>;
     }>('POST', '/admin/api/pipe/create', {
       admin: true,
-      json: { bot_id: w.bot.id, title: 'github', channel_id: w.channelId, preset: 'github' },
+      json: {
+        bot_id: w.bot.id,
+        title: 'github',
+        channel_id: w.channelId,
+        preset: 'github',
+        signature: 'none',
+      },
     });
     expect(r.status, r.text).toBe(200);
     const { access_token, templates } = r.body.data;

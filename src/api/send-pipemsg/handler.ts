@@ -122,7 +122,12 @@ async function accept(
   Object.assign(answer.headers, rateLimitHeaders(budget, PIPE_BUCKET));
   refuseIfLimited(budget);
   // A template pipe takes GitHub's form-encoded bodies too (the JSON in `payload`).
-  const { body, webhookKey } = await readVerified(deps, req, pipe, pipe.template_id !== null ? FORM : JSON_ONLY);
+  const { body, webhookKey } = await readVerified(
+    deps,
+    req,
+    pipe,
+    pipe.template_id !== null ? FORM : JSON_ONLY,
+  );
   const accepted = await acceptPipeMessage(deps, pipe, messageRequest(req, query, body, webhookKey));
   return success(accepted, lang);
 }
