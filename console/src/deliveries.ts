@@ -22,6 +22,15 @@ export type DeliveryStatus = Exclude<StatusFilter, 'any'>;
 export const UNSETTLED: ReadonlySet<string> = new Set(['queued', 'retrying', 'rate_limited']);
 
 /**
+ * Whether a delivery's page keeps asking: while the message is unsettled, and while a sent
+ * message is known only from its job (no history yet): its record, with the message as sent,
+ * is written by the worker's sent log a moment later.
+ */
+export function keepsWatching(d: Pick<Delivery, 'status' | 'history'>): boolean {
+  return UNSETTLED.has(d.status) || (d.status === 'sent' && (d.history ?? []).length === 0);
+}
+
+/**
  * Reason codes a delivery can fail or retry with (docs/delivery.md), offered as suggestions in the
  * filter. Render errors add their own catalogue keys, so the filter also takes any code typed in.
  */

@@ -1,7 +1,7 @@
 import { renderToString } from 'preact-render-to-string';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../console/src/deliveries.ts';
-import { statusLabel } from '../../console/src/deliveries.ts';
+import { keepsWatching, statusLabel } from '../../console/src/deliveries.ts';
 import { lang } from '../../console/src/i18n.ts';
 import { UnreplayableNote } from '../../console/src/screens/deliveries.tsx';
 import { RenderedPart } from '../../console/src/screens/delivery.tsx';
@@ -101,5 +101,17 @@ describe('delivery screen parts', () => {
     const html = renderToString(<UnreplayableNote total={7} replayable={4} />);
     expect(html).toContain('3 of them can no longer be replayed');
     expect(renderToString(<UnreplayableNote total={4} replayable={4} />)).toBe('');
+  });
+});
+
+describe("a delivery page's refresh", () => {
+  it('keeps asking while unsettled, and while a sent message has no record yet', () => {
+    const entry = { status: 'sent', at: '2026-11-27T10:00:00.000Z' } as never;
+    expect(keepsWatching({ status: 'queued', history: [] })).toBe(true);
+    expect(keepsWatching({ status: 'rate_limited', history: [entry] })).toBe(true);
+    // Known from its job only: the sent log writes the record (and the message as sent) soon.
+    expect(keepsWatching({ status: 'sent', history: [] })).toBe(true);
+    expect(keepsWatching({ status: 'sent', history: [entry] })).toBe(false);
+    expect(keepsWatching({ status: 'failed', history: [] })).toBe(false);
   });
 });

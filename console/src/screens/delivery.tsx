@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
-import { type Delivery, deliveriesPath, statusLabel, UNSETTLED } from '../deliveries.ts';
+import { type Delivery, deliveriesPath, keepsWatching, statusLabel, UNSETTLED } from '../deliveries.ts';
 import { formatNumber, formatTime, translator } from '../i18n.ts';
 import type { Bot, Pipe } from '../pipe-model.ts';
 import { Link } from '../router.tsx';
@@ -98,7 +98,7 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
       const { delivery } = await api.get<{ delivery: Delivery }>('/admin/api/delivery/view', {
         msg_id: msgId,
       });
-      setUnsettled(UNSETTLED.has(delivery.status));
+      setUnsettled(keepsWatching(delivery));
       return delivery;
     },
     [msgId],
