@@ -33,6 +33,7 @@ import { useLoad } from '../ui/use-load.ts';
 const t = translator({
   'zh-CN': {
     heading: '接入发送方',
+    formHeading: '发送方与去向',
     intro:
       '为一个发送方（GitHub、GitLab、Alertmanager、Grafana、Sentry）创建管道：一步设好它的签名、按事件路由和模板库中的模板，然后把 URL 和密钥填到发送方的设置里。',
     sender: '发送方',
@@ -71,6 +72,7 @@ const t = translator({
   },
   'en-US': {
     heading: 'Connect a sender',
+    formHeading: 'The sender and where it posts',
     intro:
       "Make a pipe for a sender (GitHub, GitLab, Alertmanager, Grafana, Sentry): its signature, routing by event and the gallery's templates in one step; then paste the URL and secret into the sender's settings.",
     sender: 'Sender',
@@ -189,7 +191,7 @@ function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) =
         void action.run();
       }}
     >
-      <h2 id="connect-title">{t('heading')}</h2>
+      <h2 id="connect-title">{t('formHeading')}</h2>
       <p class="muted">{t('intro')}</p>
       <div class="form-grid">
         <Field label={t('sender')}>
