@@ -86,6 +86,13 @@ export function connectBody(
   return { ok: true, body };
 }
 
+/** docs/pipes.md, "At rest": the scheme seals its secret and the server has no SECRETS_KEY. */
+export const NO_SECRETS_KEY = 40912;
+
+/** Whether a create error is the missing SECRETS_KEY (explained, not just shown). */
+export const isNoSecretsKey = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && (err as { code?: unknown }).code === NO_SECRETS_KEY;
+
 /** The events a pipe's routes name: those posted (with their template) and those answered only. */
 export function routedEvents(routes: Readonly<Record<string, string | null>> | null | undefined): {
   posted: { event: string; templateId: string }[];

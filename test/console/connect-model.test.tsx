@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../console/src/api.ts';
 import {
   alertmanagerConfig,
   connectBody,
@@ -6,13 +7,14 @@ import {
   eventSourceText,
   eventsToTick,
   instruction,
+  isNoSecretsKey,
   routedEvents,
   SENDERS,
   signatureText,
   takesOwnSecret,
 } from '../../console/src/connect-model.ts';
 import { lang } from '../../console/src/i18n.ts';
-import { Connected } from '../../console/src/screens/connect.tsx';
+import { Connected, CreateError } from '../../console/src/screens/connect.tsx';
 import { html, textOf } from './html.ts';
 
 const before = lang.value;
@@ -213,5 +215,24 @@ describe('the pipe screen’s sender facts', () => {
     lang.value = 'zh-CN';
     expect(signatureText({ scheme: 'github', ...sig })).toBe('github，请求头 X-Hub-Signature-256');
     expect(eventSourceText({ body: 'status' })).toBe('请求体字段 status');
+  });
+});
+
+describe('connect a sender: a create that failed', () => {
+  it('explains the missing SECRETS_KEY (409 40912), and shows any other error as the API said it', () => {
+    lang.value = 'en-US';
+    const noKey = new ApiError(409, 40912, 'SECRETS_KEY is not set');
+    expect(isNoSecretsKey(noKey)).toBe(true);
+    const text = textOf(html(<CreateError error={noKey} />));
+    expect(text).toContain('The server has no SECRETS_KEY');
+    expect(text).toContain('openssl rand -hex 32');
+    expect(text).toContain('no pipe was made');
+    const other = new ApiError(400, 40000, 'title: must be 1 to 64 characters');
+    expect(isNoSecretsKey(other)).toBe(false);
+    const otherText = textOf(html(<CreateError error={other} />));
+    expect(otherText).toContain('title: must be 1 to 64 characters (40000)');
+    expect(otherText).not.toContain('SECRETS_KEY');
+    lang.value = 'zh-CN';
+    expect(textOf(html(<CreateError error={noKey} />))).toContain('服务器没有设置 SECRETS_KEY');
   });
 });

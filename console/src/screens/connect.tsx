@@ -8,6 +8,7 @@ import {
   contentType,
   eventsToTick,
   instruction,
+  isNoSecretsKey,
   routedEvents,
   SENDER_NAMES,
   SENDERS,
@@ -137,9 +138,6 @@ interface Created extends IssuedToken {
   templates?: { id: string; title: string; gallery_id: string }[];
 }
 
-/** docs/pipes.md: a scheme that seals its secret without SECRETS_KEY. */
-const NO_SECRETS_KEY = 40912;
-
 export default function ConnectScreen() {
   const [created, setCreated] = useState<{ sender: Sender; answer: Created }>();
   return (
@@ -181,7 +179,6 @@ function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) =
     );
   }
   const channelCount = reach.data?.reach.reduce((n, r) => n + r.channels.length, 0) ?? 0;
-  const noKey = action.error instanceof ApiError && action.error.code === NO_SECRETS_KEY;
   return (
     <form
       class="panel pipe-create"
@@ -318,11 +315,7 @@ function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) =
         </Notice>
       )}
       {invalid && <Notice kind="warn">{invalidText(invalid)}</Notice>}
-      {noKey ? (
-        <Notice kind="warn">{t('noKey')}</Notice>
-      ) : (
-        action.error !== undefined && <ErrorNote error={action.error} />
-      )}
+      {action.error !== undefined && <CreateError error={action.error} />}
       <div class="actions">
         <button
           type="submit"
@@ -332,6 +325,17 @@ function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) =
         </button>
       </div>
     </form>
+  );
+}
+
+/** A create that failed: the missing SECRETS_KEY explained, anything else as the API said it. */
+export function CreateError(props: { error: unknown }) {
+  return isNoSecretsKey(props.error) ? (
+    <div class="notice warn" role="alert">
+      {t('noKey')} ({props.error instanceof ApiError ? props.error.code : ''})
+    </div>
+  ) : (
+    <ErrorNote error={props.error} />
   );
 }
 

@@ -85,6 +85,8 @@ const t = translator({
     routes: '路由',
     answered: '只应答，不发送',
     noRoutes: '没有路由。',
+    byEvent: '按事件选模板（见「路由」）；其他事件只应答、不发送',
+    defaultTemplate: '其他事件的默认模板',
   },
   'en-US': {
     pipe: 'Pipe',
@@ -139,6 +141,8 @@ const t = translator({
     routes: 'Routes',
     answered: 'answered, not posted',
     noRoutes: 'No routes.',
+    byEvent: 'A template per event (see Routes); other events are answered, not posted',
+    defaultTemplate: 'Default template for other events',
   },
 });
 
@@ -301,10 +305,14 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
             <dt>{t('format')}</dt>
             <dd>
               {pipe.template_id === null ? (
-                t('plain')
+                pipe.event_source ? (
+                  t('byEvent')
+                ) : (
+                  t('plain')
+                )
               ) : (
                 <>
-                  {t('template')}:{' '}
+                  {pipe.event_source ? t('defaultTemplate') : t('template')}:{' '}
                   <Link to={`templates/${encodeURIComponent(pipe.template_id)}`}>
                     {template?.title ?? pipe.template_id}
                   </Link>
