@@ -130,4 +130,52 @@ describe('connect a sender', () => {
     expect(stack.logs()).not.toContain(secret);
     await context.close();
   }, 120_000);
+
+  it('connects Sentry with its own secret: a post signed with it in Sentry-Hook-Signature is accepted', async () => {
+    const opened = await openPage(browser);
+    const { context, page } = opened;
+    onTestFailed(() => screenshot(page, 'connect-sentry-failed').then(() => undefined));
+    await signIn(page, stack);
+    await nav(page, 'Connect a sender');
+    await page.getByRole('combobox', { name: 'Sender' }).selectOption({ label: 'Sentry' });
+    await page.getByRole('combobox', { name: 'Bot' }).selectOption({ label: 'Hook Bot' });
+    await page.getByRole('combobox', { name: 'Channel' }).selectOption({ label: '#commits' });
+    await page.getByLabel('Title').fill('sentry');
+    // Sentry's client secret, as the operator copies it from the integration.
+    const clientSecret = randomBytes(32).toString('hex');
+    await page.getByRole('checkbox', { name: /own secret/ }).check();
+    await page.getByLabel(/^Secret/).fill(clientSecret);
+    expect(await page.getByLabel(/^Signature header/).inputValue()).toBe('Sentry-Hook-Signature');
+    await page.getByRole('button', { name: 'Create the pipe' }).click();
+    await page.getByRole('heading', { name: 'Created the pipe "sentry"' }).waitFor();
+    await page.getByText('internal integration', { exact: false }).waitFor();
+    // The operator's own secret is not shown back (the server keeps header names lower-case).
+    await page
+      .getByText('checked with the secret you gave (header sentry-hook-signature)', { exact: false })
+      .waitFor();
+    expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
+    expect(await page.content()).not.toContain(clientSecret);
+    const url = await page.getByLabel('Payload URL').inputValue();
+
+    const raw = readFileSync(
+      new URL('../../src/gallery/samples/sentry-issue-alert/triggered.json', import.meta.url),
+      'utf8',
+    );
+    const hook = { 'Sentry-Hook-Resource': 'event_alert' };
+    const sig = createHmac('sha256', clientSecret).update(raw).digest('hex');
+    const signed = await post(url, raw, { ...hook, 'Sentry-Hook-Signature': sig });
+    expect([signed.status, signed.code]).toEqual([200, 0]);
+    expect(String(signed.data.msg_id)).toMatch(/^[0-9a-f-]{36}$/);
+    const unsigned = await post(url, raw, hook);
+    expect([unsigned.status, unsigned.code]).toEqual([401, 40102]);
+
+    await page.getByRole('link', { name: "Open the pipe's page" }).click();
+    await expect
+      .poll(() => fact(page, 'Signature').textContent())
+      .toBe('hmac-sha256, header sentry-hook-signature, hex encoded');
+    expect(await fact(page, 'Event source').textContent()).toBe('header sentry-hook-resource');
+    await expectSecurePage(opened, [stack.adminToken, clientSecret]);
+    expect(stack.logs()).not.toContain(clientSecret);
+    await context.close();
+  }, 120_000);
 });

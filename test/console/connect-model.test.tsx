@@ -180,6 +180,35 @@ describe('connect a sender: what to paste', () => {
     expect(text).toContain('这个管道不验证签名。');
     expect(text).toContain('send_resolved: true');
   });
+  it('does not show back a secret the operator gave (Sentry), naming its header instead', () => {
+    lang.value = 'en-US';
+    const markup = html(
+      <Connected
+        sender="sentry"
+        ownSecret
+        answer={{
+          pipe: {
+            id: 'p3',
+            title: 'sentry',
+            routes: { event_alert: 's1', installation: null },
+            signature: {
+              scheme: 'hmac-sha256',
+              header: 'Sentry-Hook-Signature',
+              encoding: 'hex',
+              prefix: null,
+              secrets: [],
+            },
+          } as never,
+          access_token: 'hrp_y',
+          url: 'http://h/y?access_token=hrp_y',
+          signing_secret: 'the-operators-own-secret',
+        }}
+      />,
+    );
+    expect(markup).not.toContain('the-operators-own-secret');
+    expect(textOf(markup)).toContain('checked with the secret you gave (header Sentry-Hook-Signature)');
+    expect(textOf(markup)).toContain('Answered, not posted: installation');
+  });
 });
 
 describe('the pipe screen’s sender facts', () => {

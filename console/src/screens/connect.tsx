@@ -63,6 +63,7 @@ const t = translator({
     url: 'Payload URL',
     secretShown: '密钥（Secret）',
     noSecret: '这个管道不验证签名。',
+    yourSecret: '签名用你填写的密钥验证（请求头 {header}），这里不再显示它。',
     contentType: 'Content type',
     events: '勾选的事件',
     answered: '只应答、不发送：',
@@ -102,6 +103,8 @@ const t = translator({
     url: 'Payload URL',
     secretShown: 'Secret',
     noSecret: 'This pipe does not check signatures.',
+    yourSecret:
+      'Signatures are checked with the secret you gave (header {header}); it is not shown again here.',
     contentType: 'Content type',
     events: 'Events to tick',
     answered: 'Answered, not posted:',
@@ -139,19 +142,28 @@ interface Created extends IssuedToken {
 }
 
 export default function ConnectScreen() {
-  const [created, setCreated] = useState<{ sender: Sender; answer: Created }>();
+  const [created, setCreated] = useState<{ sender: Sender; ownSecret: boolean; answer: Created }>();
   return (
     <Page title={t('heading')}>
       {created ? (
-        <Connected sender={created.sender} answer={created.answer} onAnother={() => setCreated(undefined)} />
+        <Connected
+          sender={created.sender}
+          ownSecret={created.ownSecret}
+          answer={created.answer}
+          onAnother={() => setCreated(undefined)}
+        />
       ) : (
-        <ConnectFormView onCreated={(sender, answer) => setCreated({ sender, answer })} />
+        <ConnectFormView
+          onCreated={(sender, ownSecret, answer) => setCreated({ sender, ownSecret, answer })}
+        />
       )}
     </Page>
   );
 }
 
-function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) => void }) {
+function ConnectFormView(props: {
+  onCreated: (sender: Sender, ownSecret: boolean, answer: Created) => void;
+}) {
   const [form, setForm] = useState<ConnectForm>(() => connectForm('github'));
   const [invalid, setInvalid] = useState<'bot' | 'channel' | 'title' | 'secret' | 'header'>();
   const bots = useLoad(loadBots, []);
@@ -166,7 +178,8 @@ function ConnectFormView(props: { onCreated: (sender: Sender, answer: Created) =
       return;
     }
     setInvalid(undefined);
-    props.onCreated(form.sender, await api.post<Created>('/admin/api/pipe/create', r.body));
+    const answer = await api.post<Created>('/admin/api/pipe/create', r.body);
+    props.onCreated(form.sender, r.body.signature !== undefined, answer);
   });
 
   if (bots.error) return <ErrorNote error={bots.error} onRetry={bots.reload} />;
@@ -340,7 +353,13 @@ export function CreateError(props: { error: unknown }) {
 }
 
 /** What to paste into the sender's settings: shown once, from the create answer held in memory. */
-export function Connected(props: { sender: Sender; answer: Created; onAnother?: () => void }) {
+export function Connected(props: {
+  sender: Sender;
+  answer: Created;
+  /** The operator gave the sender's own secret. */
+  ownSecret?: boolean;
+  onAnother?: () => void;
+}) {
   const { sender, answer } = props;
   const ticks = eventsToTick(sender, answer.pipe.routes);
   const { answered } = routedEvents(answer.pipe.routes);
@@ -350,10 +369,13 @@ export function Connected(props: { sender: Sender; answer: Created; onAnother?: 
       <p>{t('doneBody', { sender: SENDER_NAMES[sender] })}</p>
       <p>{instruction(sender)}</p>
       <ShownOnce label={t('url')} value={answer.url} />
-      {answer.signing_secret ? (
+      {props.ownSecret ? (
+        // The operator typed it and holds it already: it is not shown back.
+        <p>{t('yourSecret', { header: answer.pipe.signature?.header ?? '—' })}</p>
+      ) : answer.signing_secret ? (
         <ShownOnce label={t('secretShown')} value={answer.signing_secret} />
       ) : (
-        !takesOwnSecret(sender) && <p class="muted">{t('noSecret')}</p>
+        <p class="muted">{t('noSecret')}</p>
       )}
       <dl class="facts">
         <dt>{t('contentType')}</dt>
