@@ -66,6 +66,7 @@ describe('connect a sender', () => {
     // Picking the channel suggests a title; the operator names the repository instead.
     await expect.poll(() => page.getByLabel('Title').inputValue()).toBe('GitHub → #commits');
     await page.getByLabel('Title').fill('octo-org/herald');
+    await screenshot(page, 'connect-form');
     await page.getByRole('button', { name: 'Create the pipe' }).click();
 
     await page.getByRole('heading', { name: 'Created the pipe "octo-org/herald"' }).waitFor();
