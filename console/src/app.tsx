@@ -13,6 +13,7 @@ const t = translator({
     skip: '跳到正文',
     overview: '概览',
     firstPipe: '创建第一个管道',
+    connect: '接入发送方',
     bots: '机器人',
     directory: '服务器与频道',
     pipes: '管道',
@@ -32,6 +33,7 @@ const t = translator({
     skip: 'Skip to content',
     overview: 'Overview',
     firstPipe: 'First pipe',
+    connect: 'Connect a sender',
     bots: 'Bots',
     directory: 'Directory',
     pipes: 'Pipes',
@@ -56,6 +58,7 @@ type Loader = () => Promise<{ default: Screen }>;
 const ROUTES: readonly { pattern: string; load: Loader }[] = [
   { pattern: '', load: () => import('./screens/overview.tsx') },
   { pattern: 'first-pipe', load: () => import('./screens/first-pipe.tsx') },
+  { pattern: 'connect', load: () => import('./screens/connect.tsx') },
   { pattern: 'bots', load: () => import('./screens/bots.tsx') },
   { pattern: 'bots/:id', load: () => import('./screens/bot.tsx') },
   { pattern: 'intimacy', load: () => import('./screens/intimacy.tsx') },

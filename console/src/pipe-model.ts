@@ -20,8 +20,24 @@ export interface Pipe {
   readonly rate_limit_in_force: RateLimit;
   /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
   readonly capture: boolean;
+  /** How senders sign (docs/pipes.md, "Verified senders"); never the secret. Absent before signatures. */
+  readonly signature?: PipeSignature;
+  /** Where the event is read, and its routes (docs/pipes.md, "Routing by event"); null: not routed. */
+  readonly event_source?: { readonly header?: string; readonly body?: string } | null;
+  /** Event -> template id; null: answered, not posted. */
+  readonly routes?: Readonly<Record<string, string | null>> | null;
+  /** The preset the pipe was made with (github, gitlab, ...), or null. */
+  readonly preset?: string | null;
   readonly created_at: number;
   readonly updated_at: number;
+}
+
+export interface PipeSignature {
+  readonly scheme: string;
+  readonly header: string | null;
+  readonly encoding: string | null;
+  readonly prefix: string | null;
+  readonly secrets: readonly { readonly created_at: number; readonly expires_at: number | null }[];
 }
 
 /** What pipe/create and pipe/rotate-token answer besides the pipe: shown once. */

@@ -9,6 +9,7 @@ import type { Role } from './api.ts';
 export type NavKey =
   | 'overview'
   | 'firstPipe'
+  | 'connect'
   | 'bots'
   | 'directory'
   | 'pipes'
@@ -24,6 +25,7 @@ export interface NavItem {
 const OPERATOR_NAV: readonly NavItem[] = [
   { to: '', key: 'overview' },
   { to: 'first-pipe', key: 'firstPipe' },
+  { to: 'connect', key: 'connect' },
   { to: 'bots', key: 'bots' },
   { to: 'directory', key: 'directory' },
   { to: 'pipes', key: 'pipes' },

@@ -36,7 +36,16 @@ const stat = (page: Page, label: string): Locator =>
     .filter({ has: page.getByText(label, { exact: true }) })
     .locator('.value');
 
-const NAV = ['Overview', 'First pipe', 'Bots', 'Directory', 'Pipes', 'Deliveries', 'Queues'];
+const NAV = [
+  'Overview',
+  'First pipe',
+  'Connect a sender',
+  'Bots',
+  'Directory',
+  'Pipes',
+  'Deliveries',
+  'Queues',
+];
 
 describe('the overview', () => {
   it('refreshes its numbers on its own and lists the worker process', async () => {

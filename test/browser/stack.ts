@@ -110,15 +110,16 @@ export async function startStack(name: string, env: Record<string, string> = {})
 
 /**
  * The file's stack and browser: started before its tests (then `ready` seeds what they share),
- * stopped after them, whatever happened.
+ * stopped after them, whatever happened. `env` goes to both processes (SECRETS_KEY, say).
  */
 export function useStack(
   name: string,
   ready: (stack: Stack, browser: Browser) => void | Promise<void>,
+  env: Record<string, string> = {},
 ): void {
   let started: [Stack, Browser] | undefined;
   beforeAll(async () => {
-    const [stack, browser] = await Promise.all([startStack(name), launchBrowser()]);
+    const [stack, browser] = await Promise.all([startStack(name, env), launchBrowser()]);
     started = [stack, browser];
     await ready(stack, browser);
   });

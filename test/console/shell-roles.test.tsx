@@ -38,6 +38,7 @@ describe('shell model', () => {
     expect(navFor('operator').map((n) => n.to)).toEqual([
       '',
       'first-pipe',
+      'connect',
       'bots',
       'directory',
       'pipes',
@@ -66,6 +67,7 @@ describe('shell model', () => {
       'deliveries/:msgId',
       'directory',
       'first-pipe',
+      'connect',
       'intimacy',
     ]) {
       expect(routeAllowed('bot', p)).toBe(false);
@@ -167,6 +169,7 @@ describe('the shell', () => {
     expect(links).toEqual([
       'Overview -> /console/',
       'First pipe -> /console/first-pipe',
+      'Connect a sender -> /console/connect',
       'Bots -> /console/bots',
       'Directory -> /console/directory',
       'Pipes -> /console/pipes',

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
+import { eventSourceText, routedEvents, signatureText } from '../connect-model.ts';
 import { type Delivery, deliveriesPath, type ListPage, statusLabel } from '../deliveries.ts';
 import { formatNumber, formatTime, translator } from '../i18n.ts';
 import { takeIssued } from '../issued.ts';
@@ -77,6 +78,15 @@ const t = translator({
     deleteTitle: '删除管道「{title}」？',
     deleteBody: '它的 URL 会立即失效；已排队但尚未投递的消息会以 PIPE_DELETED 失败。此操作无法撤销。',
     deleteConfirm: '删除管道',
+    signature: '签名',
+    preset: '预设',
+    noPreset: '无',
+    eventSource: '事件来源',
+    routes: '路由',
+    answered: '只应答，不发送',
+    noRoutes: '没有路由。',
+    byEvent: '按事件选模板（见「路由」）；其他事件只应答、不发送',
+    defaultTemplate: '其他事件的默认模板',
   },
   'en-US': {
     pipe: 'Pipe',
@@ -124,6 +134,15 @@ const t = translator({
     deleteBody:
       'Its URL stops working at once; messages queued and not yet delivered fail with PIPE_DELETED. This cannot be undone.',
     deleteConfirm: 'Delete pipe',
+    signature: 'Signature',
+    preset: 'Preset',
+    noPreset: 'None',
+    eventSource: 'Event source',
+    routes: 'Routes',
+    answered: 'answered, not posted',
+    noRoutes: 'No routes.',
+    byEvent: 'A template per event (see Routes); other events are answered, not posted',
+    defaultTemplate: 'Default template for other events',
   },
 });
 
@@ -137,6 +156,8 @@ interface Loaded {
   template: Template | null;
   channelName: string | null;
   guildName: string | null;
+  /** Titles of the templates the routes name (id -> title), where they could be read. */
+  routeTitles: ReadonlyMap<string, string>;
 }
 
 async function loadPipe(id: string): Promise<Loaded> {
@@ -155,7 +176,23 @@ async function loadPipe(id: string): Promise<Loaded> {
     guildView(pipe.guild_id).catch(() => null),
   ]);
   const channel = guild?.channels?.find((c) => c.id === pipe.channel_id);
-  return { pipe, bot, template, channelName: channel?.name ?? null, guildName: guild?.name ?? null };
+  const routeIds = [...new Set(routedEvents(pipe.routes).posted.map((r) => r.templateId))];
+  const titles = await Promise.all(
+    routeIds.map((tid) =>
+      api
+        .get<{ template: Template }>('/admin/api/template/view', { id: tid })
+        .then((r): [string, string] => [tid, r.template.title])
+        .catch(() => null),
+    ),
+  );
+  return {
+    pipe,
+    bot,
+    template,
+    channelName: channel?.name ?? null,
+    guildName: guild?.name ?? null,
+    routeTitles: new Map(titles.filter((x) => x !== null)),
+  };
 }
 
 export default function PipeScreen(props: { params: Record<string, string> }) {
@@ -204,7 +241,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
     );
   }
   if (!loaded.data) return <Loading />;
-  const { pipe, bot, template, channelName, guildName } = loaded.data;
+  const { pipe, bot, template, channelName, guildName, routeTitles } = loaded.data;
+  const routes = routedEvents(pipe.routes);
   const sample = sampleBody(pipe.template_id === null ? null : (template ?? { test_data: '' }));
 
   return (
@@ -267,16 +305,52 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
             <dt>{t('format')}</dt>
             <dd>
               {pipe.template_id === null ? (
-                t('plain')
+                pipe.event_source ? (
+                  t('byEvent')
+                ) : (
+                  t('plain')
+                )
               ) : (
                 <>
-                  {t('template')}:{' '}
+                  {pipe.event_source ? t('defaultTemplate') : t('template')}:{' '}
                   <Link to={`templates/${encodeURIComponent(pipe.template_id)}`}>
                     {template?.title ?? pipe.template_id}
                   </Link>
                 </>
               )}
             </dd>
+            <dt>{t('signature')}</dt>
+            <dd>{signatureText(pipe.signature)}</dd>
+            <dt>{t('preset')}</dt>
+            <dd>{pipe.preset ? <code>{pipe.preset}</code> : t('noPreset')}</dd>
+            <dt>{t('eventSource')}</dt>
+            <dd>{eventSourceText(pipe.event_source)}</dd>
+            {pipe.event_source && (
+              <>
+                <dt>{t('routes')}</dt>
+                <dd>
+                  {routes.posted.length + routes.answered.length === 0 ? (
+                    t('noRoutes')
+                  ) : (
+                    <ul class="pipe-routes">
+                      {routes.posted.map((r) => (
+                        <li key={r.event}>
+                          <code>{r.event}</code> →{' '}
+                          <Link to={`templates/${encodeURIComponent(r.templateId)}`}>
+                            {routeTitles.get(r.templateId) ?? r.templateId}
+                          </Link>
+                        </li>
+                      ))}
+                      {routes.answered.map((e) => (
+                        <li key={e}>
+                          <code>{e}</code> → <span class="muted">{t('answered')}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </dd>
+              </>
+            )}
             <dt>{t('rateInForce')}</dt>
             <dd>
               {t('rateValue', {

@@ -16,6 +16,7 @@ const t = translator({
     title: '管道',
     new: '新建管道',
     firstPipe: '引导创建第一个管道',
+    connect: '接入发送方',
     bot: '机器人',
     allBots: '全部机器人',
     caption: '管道列表',
@@ -36,6 +37,7 @@ const t = translator({
     title: 'Pipes',
     new: 'New pipe',
     firstPipe: 'Guided first pipe',
+    connect: 'Connect a sender',
     bot: 'Bot',
     allBots: 'All bots',
     caption: 'Pipes',
@@ -102,6 +104,9 @@ export default function PipesScreen(_props: { params: Record<string, string> }) 
         <>
           <Link to="first-pipe" class="button secondary">
             {t('firstPipe')}
+          </Link>
+          <Link to="connect" class="button secondary">
+            {t('connect')}
           </Link>
           <button type="button" onClick={() => setCreating(true)} disabled={creating}>
             {t('new')}

@@ -1,0 +1,182 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it, onTestFailed } from 'vitest';
+import {
+  expectSecurePage,
+  openPage,
+  type SeededPipe,
+  type Stack,
+  screenshot,
+  seedPipe,
+  signIn,
+  useStack,
+} from './stack.js';
+
+/*
+ * "Connect a sender" (issue 20) on a real web and worker: GitHub connected from the console, its
+ * secret shown once, then GitHub's own signed `push` (HMAC-SHA256 of the raw body, as GitHub
+ * computes it) posted to the shown URL and sent; an unsigned one refused with 401. The web
+ * process has a SECRETS_KEY, which GitHub's scheme needs to keep its secret.
+ */
+let stack: Stack;
+let browser: Browser;
+let seeded: SeededPipe;
+useStack(
+  'browser_connect',
+  async (s, b) => {
+    [stack, browser] = [s, b];
+    seeded = await seedPipe(stack, { bot: 'Hook Bot', guild: 'Octo', channel: 'commits', pipe: 'Plain' });
+  },
+  { SECRETS_KEY: randomBytes(32).toString('hex') },
+);
+
+const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name, exact: true }).click();
+
+/** The text of the description beside a term of the pipe's facts. */
+const fact = (page: Page, term: string) => page.locator(`dl.facts dt:text-is("${term}") + dd`);
+
+async function post(
+  url: string,
+  raw: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; code: number; data: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: raw,
+  });
+  const envelope = (await res.json()) as { code: number; data: Record<string, unknown> };
+  return { status: res.status, code: envelope.code, data: envelope.data };
+}
+
+describe('connect a sender', () => {
+  it('connects GitHub: the secret shown once signs a push that is sent; an unsigned one is refused', async () => {
+    const opened = await openPage(browser, { height: 1000 });
+    const { context, page } = opened;
+    onTestFailed(() => screenshot(page, 'connect-failed').then(() => undefined));
+    await signIn(page, stack);
+    await nav(page, 'Connect a sender');
+    await page.getByRole('heading', { name: 'Connect a sender', level: 1 }).waitFor();
+
+    await page.getByRole('combobox', { name: 'Sender' }).selectOption({ label: 'GitHub' });
+    await page.getByRole('combobox', { name: 'Bot' }).selectOption({ label: 'Hook Bot' });
+    await page.getByRole('combobox', { name: 'Channel' }).selectOption({ label: '#commits' });
+    // Picking the channel suggests a title; the operator names the repository instead.
+    await expect.poll(() => page.getByLabel('Title').inputValue()).toBe('GitHub → #commits');
+    await page.getByLabel('Title').fill('octo-org/herald');
+    await screenshot(page, 'connect-form');
+    await page.getByRole('button', { name: 'Create the pipe' }).click();
+
+    await page.getByRole('heading', { name: 'Created the pipe "octo-org/herald"' }).waitFor();
+    await page.getByText('Settings → Webhooks → Add webhook', { exact: false }).waitFor();
+    const url = await page.getByLabel('Payload URL').inputValue();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v3\/message\/send-pipemsg\?access_token=hrp_/);
+    const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url).not.toContain(secret);
+    const pipeToken = new URL(url).searchParams.get('access_token') ?? '';
+    const issued = page.getByRole('region', { name: 'Created the pipe "octo-org/herald"' });
+    expect(await issued.textContent()).toContain('application/json');
+    for (const event of ['Pushes', 'Pull requests', 'Issues', 'Releases', 'Workflow runs']) {
+      await issued.getByRole('listitem').filter({ hasText: event }).first().waitFor();
+    }
+    await issued.getByText('Answered, not posted:').waitFor();
+    await screenshot(page, 'connect-github');
+
+    // GitHub's push, signed as GitHub signs it: HMAC-SHA256 of the raw body with the secret.
+    const raw = readFileSync(
+      new URL('../../src/gallery/samples/github-push/branch.json', import.meta.url),
+      'utf8',
+    );
+    const signature = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    const signed = await post(url, raw, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': signature });
+    expect(signed.status).toBe(200);
+    expect(signed.code).toBe(0);
+    const msgId = String(signed.data.msg_id);
+    expect(msgId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Unsigned, or signed with another secret: refused, nothing queued.
+    const unsigned = await post(url, raw, { 'X-GitHub-Event': 'push' });
+    expect([unsigned.status, unsigned.code]).toEqual([401, 40102]);
+    const forged = `sha256=${createHmac('sha256', 'not-the-secret').update(raw).digest('hex')}`;
+    const bad = await post(url, raw, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': forged });
+    expect([bad.status, bad.code]).toEqual([401, 40103]);
+
+    // The pipe's page: its scheme (not its secret), preset, event source and routes; the push sent.
+    await page.getByRole('link', { name: "Open the pipe's page" }).click();
+    await page.getByRole('heading', { name: 'octo-org/herald', level: 1 }).waitFor();
+    await expect.poll(() => fact(page, 'Signature').textContent()).toBe('github, header X-Hub-Signature-256');
+    expect(await fact(page, 'Preset').textContent()).toBe('github');
+    expect(await fact(page, 'Event source').textContent()).toBe('header x-github-event');
+    const routes = fact(page, 'Routes');
+    await routes.getByRole('link', { name: 'GitHub push', exact: true }).waitFor();
+    expect(await routes.getByRole('listitem').filter({ hasText: 'ping' }).textContent()).toBe(
+      'ping → answered, not posted',
+    );
+    const row = page
+      .getByRole('table', { name: "This pipe's latest deliveries" })
+      .getByRole('row')
+      .filter({ hasText: msgId });
+    await expect.poll(() => row.getByRole('cell').nth(1).textContent(), { timeout: 30_000 }).toBe('Sent');
+    // Only the signed push got through.
+    expect(
+      await page.getByRole('table', { name: "This pipe's latest deliveries" }).getByRole('row').count(),
+    ).toBe(2);
+    expect(await page.content()).not.toContain(secret);
+    await screenshot(page, 'connect-pipe');
+
+    await expectSecurePage(opened, [stack.adminToken, seeded.botToken, pipeToken, secret]);
+    expect(stack.logs()).not.toContain(secret);
+    await context.close();
+  }, 120_000);
+
+  it('connects Sentry with its own secret: a post signed with it in Sentry-Hook-Signature is accepted', async () => {
+    const opened = await openPage(browser);
+    const { context, page } = opened;
+    onTestFailed(() => screenshot(page, 'connect-sentry-failed').then(() => undefined));
+    await signIn(page, stack);
+    await nav(page, 'Connect a sender');
+    await page.getByRole('combobox', { name: 'Sender' }).selectOption({ label: 'Sentry' });
+    await page.getByRole('combobox', { name: 'Bot' }).selectOption({ label: 'Hook Bot' });
+    await page.getByRole('combobox', { name: 'Channel' }).selectOption({ label: '#commits' });
+    await page.getByLabel('Title').fill('sentry');
+    // Sentry's client secret, as the operator copies it from the integration.
+    const clientSecret = randomBytes(32).toString('hex');
+    await page.getByRole('checkbox', { name: /own secret/ }).check();
+    await page.getByLabel(/^Secret/).fill(clientSecret);
+    expect(await page.getByLabel(/^Signature header/).inputValue()).toBe('Sentry-Hook-Signature');
+    await page.getByRole('button', { name: 'Create the pipe' }).click();
+    await page.getByRole('heading', { name: 'Created the pipe "sentry"' }).waitFor();
+    await page.getByText('internal integration', { exact: false }).waitFor();
+    // The operator's own secret is not shown back (the server keeps header names lower-case).
+    await page
+      .getByText('checked with the secret you gave (header sentry-hook-signature)', { exact: false })
+      .waitFor();
+    expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
+    expect(await page.content()).not.toContain(clientSecret);
+    const url = await page.getByLabel('Payload URL').inputValue();
+
+    const raw = readFileSync(
+      new URL('../../src/gallery/samples/sentry-issue-alert/triggered.json', import.meta.url),
+      'utf8',
+    );
+    const hook = { 'Sentry-Hook-Resource': 'event_alert' };
+    const sig = createHmac('sha256', clientSecret).update(raw).digest('hex');
+    const signed = await post(url, raw, { ...hook, 'Sentry-Hook-Signature': sig });
+    expect([signed.status, signed.code]).toEqual([200, 0]);
+    expect(String(signed.data.msg_id)).toMatch(/^[0-9a-f-]{36}$/);
+    const unsigned = await post(url, raw, hook);
+    expect([unsigned.status, unsigned.code]).toEqual([401, 40102]);
+
+    await page.getByRole('link', { name: "Open the pipe's page" }).click();
+    await expect
+      .poll(() => fact(page, 'Signature').textContent())
+      .toBe('hmac-sha256, header sentry-hook-signature, hex encoded');
+    expect(await fact(page, 'Event source').textContent()).toBe('header sentry-hook-resource');
+    await expectSecurePage(opened, [stack.adminToken, clientSecret]);
+    expect(stack.logs()).not.toContain(clientSecret);
+    await context.close();
+  }, 120_000);
+});
