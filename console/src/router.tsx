@@ -12,8 +12,21 @@ const current = () => {
 /** The app path (no base, no leading slash) and its query, e.g. `deliveries/123`. */
 export const route = signal({ path: current(), query: new URLSearchParams(globalThis.location?.search) });
 
+/**
+ * Asked before the app leaves the current page for another: false keeps it. A screen with unsaved
+ * changes sets it while they last (the browser's own beforeunload covers reloads and closed tabs).
+ */
+let leaveGuard: (() => boolean) | null = null;
+
+export function setLeaveGuard(guard: (() => boolean) | null): void {
+  leaveGuard = guard;
+}
+
+const here = () => `${location.pathname}${location.search}`;
+
 export function navigate(to: string, replace = false): void {
   const url = BASE + to.replace(/^\//, '');
+  if (leaveGuard && url !== here() && !leaveGuard()) return;
   if (replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
   route.value = { path: current(), query: new URLSearchParams(location.search) };
@@ -21,6 +34,13 @@ export function navigate(to: string, replace = false): void {
 }
 
 globalThis.addEventListener?.('popstate', () => {
+  // Back or forward has already changed the address: a guard that refuses puts it back.
+  if (leaveGuard && !leaveGuard()) {
+    const { path, query } = route.value;
+    const qs = query.toString();
+    history.pushState(null, '', `${BASE}${path}${qs === '' ? '' : `?${qs}`}`);
+    return;
+  }
   route.value = { path: current(), query: new URLSearchParams(location.search) };
 });
 

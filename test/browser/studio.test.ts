@@ -155,7 +155,23 @@ describe('the template studio', () => {
     // Sent for real to the test channel, through the bot's queue, and delivered.
     await page.getByLabel('Test channel').selectOption({ label: `#${seeded.channel.name}` });
     await page.getByRole('button', { name: 'Send to test channel' }).click();
+    // The test data and channel are not saved: leaving for the delivery asks first; "no" stays.
+    const answer = (accept: boolean) =>
+      new Promise<string>((resolve) =>
+        page.once('dialog', (d) => {
+          resolve(d.message());
+          void (accept ? d.accept() : d.dismiss());
+        }),
+      );
+    const studioUrl = page.url();
+    const stayed = answer(false);
     await preview.getByRole('link', { name: 'Open the delivery' }).click();
+    expect(await stayed).toBe('There are unsaved changes. Leave anyway?');
+    expect(page.url()).toBe(studioUrl);
+    await template.waitFor();
+    const left = answer(true);
+    await preview.getByRole('link', { name: 'Open the delivery' }).click();
+    await left;
     await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
     await expect
       .poll(() => page.locator('.page-head .badge').textContent(), { timeout: 30_000 })

@@ -3,7 +3,7 @@ import { MAX_TITLE_LENGTH } from '../../../src/domain/templates/constants.ts';
 import { ApiError, api } from '../api.ts';
 import { CodeEditor, languageOf, type Marker } from '../editor/index.ts';
 import { translator } from '../i18n.ts';
-import { Link, navigate, route } from '../router.tsx';
+import { Link, navigate, route, setLeaveGuard } from '../router.tsx';
 import { CapturesPanel } from '../studio/captures.tsx';
 import { LimitWarnings, PreviewError, PreviewSource, type Source } from '../studio/preview-parts.tsx';
 import { createPreviewRunner, type PreviewOutcome } from '../studio/preview-runner.ts';
@@ -142,6 +142,8 @@ function NewTemplate() {
       initial={NEW_TEMPLATE}
       onCreated={(saved) => {
         handoff.set(saved.model.id, saved);
+        // Saved: nothing is lost by moving to its own page.
+        setLeaveGuard(null);
         navigate(`templates/${encodeURIComponent(saved.model.id)}`, true);
       }}
     />
@@ -266,7 +268,8 @@ function Studio(props: {
     return m ? [m] : [];
   }, [preview.error]);
 
-  // A reload or a closed tab would lose the edits: the browser asks first.
+  // Leaving would lose the edits: a reload or a closed tab makes the browser ask, and a move to
+  // another console page asks here.
   useEffect(() => {
     if (!dirty) return;
     const ask = (e: BeforeUnloadEvent) => {
@@ -274,7 +277,11 @@ function Studio(props: {
       e.returnValue = t('leave');
     };
     addEventListener('beforeunload', ask);
-    return () => removeEventListener('beforeunload', ask);
+    setLeaveGuard(() => confirm(t('leave')));
+    return () => {
+      removeEventListener('beforeunload', ask);
+      setLeaveGuard(null);
+    };
   }, [dirty]);
 
   const save = useAction(async () => {
