@@ -30,6 +30,7 @@ import {
 import { CurlBlock } from '../ui/curl-block.tsx';
 import { guildView } from '../ui/lookups.ts';
 import { PipeCaptures } from '../ui/pipe-captures.tsx';
+import { PipeSignaturePanel } from '../ui/pipe-signature.tsx';
 import { RateFields } from '../ui/rate-fields.tsx';
 import { SendTest } from '../ui/send-test.tsx';
 import { useLoad } from '../ui/use-load.ts';
@@ -366,6 +367,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
         </section>
         <PipeSettings pipe={pipe} onSaved={loaded.reload} />
       </div>
+
+      <PipeSignaturePanel key={pipe.id} pipe={pipe} onChanged={loaded.reload} />
 
       <section class="panel" aria-labelledby="pipe-test">
         <h2 id="pipe-test">{t('test')}</h2>
