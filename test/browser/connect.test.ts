@@ -129,8 +129,60 @@ describe('connect a sender', () => {
 
     await expectSecurePage(opened, [stack.adminToken, seeded.botToken, pipeToken, secret]);
     expect(stack.logs()).not.toContain(secret);
+
+    // Rotation with the default overlap (24 h): the new secret is shown once, both verify.
+    const panel = page.getByRole('region', { name: 'Sender signature' });
+    expect(
+      await panel.getByRole('combobox', { name: 'The old secret keeps verifying for' }).inputValue(),
+    ).toBe('day');
+    await panel.getByRole('button', { name: 'Rotate the secret' }).click();
+    const rotateDialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await rotateDialog.getByRole('button', { name: 'Rotate the secret' }).click();
+    const newSecret = await panel.getByLabel('New signing secret').inputValue();
+    expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(newSecret).not.toBe(secret);
+    expect(page.url()).not.toContain(newSecret);
+    await expect.poll(() => fact(page, 'Signature').textContent()).toContain('(2 live secrets)');
+    await panel.getByText('The previous secret stops verifying at', { exact: false }).waitFor();
+    await screenshot(page, 'connect-rotated');
+    const sign = (key: string) => `sha256=${createHmac('sha256', key).update(raw).digest('hex')}`;
+    const withOld = await post(url, raw, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': sign(secret) });
+    expect([withOld.status, withOld.code]).toEqual([200, 0]);
+    const withNew = await post(url, raw, {
+      'X-GitHub-Event': 'push',
+      'X-Hub-Signature-256': sign(newSecret),
+    });
+    expect([withNew.status, withNew.code]).toEqual([200, 0]);
+
+    // Leaving the page forgets the new secret.
+    await nav(page, 'Pipes');
+    await page.getByRole('link', { name: 'octo-org/herald' }).click();
+    await page.getByRole('heading', { name: 'octo-org/herald', level: 1 }).waitFor();
+    await panel.getByRole('combobox', { name: 'Scheme' }).waitFor();
+    expect(await panel.getByLabel('New signing secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(newSecret);
+
+    // No scheme: the confirm says senders must be updated; then an unsigned post is accepted.
+    await panel.getByRole('combobox', { name: 'Scheme' }).selectOption('none');
+    await panel.getByRole('button', { name: 'Change the scheme' }).click();
+    const changeDialog = page.getByRole('dialog', { name: "Change this pipe's signature scheme?" });
+    await changeDialog.getByText('every sender must be updated', { exact: false }).waitFor();
+    await changeDialog.getByRole('button', { name: 'Change the scheme' }).click();
+    await panel.getByText('Signature scheme changed.').waitFor();
+    await expect
+      .poll(() => fact(page, 'Signature').textContent())
+      .toBe('Not checked (the token in the URL is the credential)');
+    const open = await post(url, raw, { 'X-GitHub-Event': 'push' });
+    expect([open.status, open.code]).toEqual([200, 0]);
+    // Without a scheme there is nothing to rotate: the server's 40913, in the panel's words.
+    await panel.getByRole('button', { name: 'Rotate the secret' }).click();
+    await rotateDialog.getByRole('button', { name: 'Rotate the secret' }).click();
+    await panel
+      .locator('.notice.warn', { hasText: 'there is no secret to rotate: choose a scheme first' })
+      .waitFor();
+    expect(stack.logs()).not.toContain(newSecret);
     await context.close();
-  }, 120_000);
+  }, 180_000);
 
   it('connects Sentry with its own secret: a post signed with it in Sentry-Hook-Signature is accepted', async () => {
     const opened = await openPage(browser);

@@ -32,7 +32,8 @@ function SignatureError(props: { error: unknown }) {
 
 /**
  * The pipe's signature (docs/pipes.md, "Verified senders"): change the scheme, rotate the secret.
- * A new secret lives only in this component's state, so leaving the page forgets it.
+ * A new secret lives only in this component's state, so leaving the page forgets it (the pipe
+ * screen keys it by pipe id, so another pipe's page starts without it).
  */
 export function PipeSignaturePanel(props: { pipe: Pipe; onChanged: () => void }) {
   const { pipe } = props;
@@ -43,8 +44,6 @@ export function PipeSignaturePanel(props: { pipe: Pipe; onChanged: () => void })
   const [secret, setSecret] = useState<string>();
   const [changed, setChanged] = useState(false);
   useEffect(() => setForm(signatureForm(pipe.signature)), [pipe.id, pipe.updated_at]);
-  // Another pipe (same screen, new id) must not show this one's secret.
-  useEffect(() => () => setSecret(undefined), [pipe.id]);
 
   const change = useAction(async () => {
     setConfirm(null);
