@@ -34,8 +34,14 @@ const OPERATOR_NAV: readonly NavItem[] = [
   { to: 'gallery', key: 'gallery' },
 ];
 
-/** The route patterns a bot session may open: its templates and the gallery. */
-const BOT_ROUTES: ReadonlySet<string> = new Set(['templates', 'templates/:id', 'gallery', 'gallery/:id']);
+/** The route patterns a bot session may open: its templates, the gallery, and its test sends' deliveries. */
+const BOT_ROUTES: ReadonlySet<string> = new Set([
+  'templates',
+  'templates/:id',
+  'gallery',
+  'gallery/:id',
+  'deliveries/:msgId',
+]);
 
 /** The nav links a role sees (a bot session: only Templates and Gallery). */
 export function navFor(role: Role): readonly NavItem[] {

@@ -104,6 +104,24 @@ describe('send to test channel', () => {
       `/admin/api/delivery/view?msg_id=${r.data.msg_id}`,
     );
     expect(viewed.data.delivery.rendered).toEqual({ type: 9, content: '**Ann** in test channel' });
+    // The bot's developer follows it in the studio too; another bot's session is told nothing.
+    const own = await call(app, 'GET', `/admin/api/delivery/view?msg_id=${r.data.msg_id}`, {
+      cookie: session.cookie,
+    });
+    expect([
+      own.status,
+      (own.body?.data as { delivery: { status: string } } | undefined)?.delivery.status,
+    ]).toEqual([200, 'sent']);
+    const other = await createWorld(app, { name: 'nosy bot' });
+    const nosy = await signIn(app, other.bot.token, 'bot');
+    const foreign = await call(app, 'GET', `/admin/api/delivery/view?msg_id=${r.data.msg_id}`, {
+      cookie: nosy.cookie,
+    });
+    expect([foreign.status, foreign.body?.code]).toEqual([404, 40401]);
+    const listed = await call(app, 'GET', `/admin/api/delivery/list?bot_id=${w.bot.id}`, {
+      cookie: session.cookie,
+    });
+    expect(listed.status).toBe(403);
   });
 
   it("sends the editor's unsaved card with other data to another channel", async () => {

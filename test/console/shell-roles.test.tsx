@@ -54,8 +54,8 @@ describe('shell model', () => {
     expect(homeFor('bot')).toBe('templates');
   });
 
-  it('lets a bot session open only the template and gallery routes', () => {
-    for (const p of ['templates', 'templates/:id', 'gallery', 'gallery/:id']) {
+  it("lets a bot session open only the template and gallery routes, and its test sends' deliveries", () => {
+    for (const p of ['templates', 'templates/:id', 'gallery', 'gallery/:id', 'deliveries/:msgId']) {
       expect(routeAllowed('bot', p)).toBe(true);
       expect(routeAllowed('operator', p)).toBe(true);
     }
@@ -64,7 +64,7 @@ describe('shell model', () => {
       'bots',
       'bots/:id',
       'pipes',
-      'deliveries/:msgId',
+      'deliveries',
       'directory',
       'first-pipe',
       'connect',

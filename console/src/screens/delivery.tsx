@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from '../api.ts';
+import { ApiError, api, session } from '../api.ts';
 import { type Delivery, deliveriesPath, keepsWatching, statusLabel, UNSETTLED } from '../deliveries.ts';
 import { formatNumber, formatTime, translator } from '../i18n.ts';
 import type { Bot, Pipe } from '../pipe-model.ts';
@@ -14,6 +14,7 @@ const t = translator({
   'zh-CN': {
     title: '消息投递',
     back: '← 投递列表',
+    backToTemplates: '← 模板',
     notFound: '没有以这个 ID 记录的投递（worker 记录之后才会出现）。',
     replay: '重发',
     replayTitle: '重发这条消息？',
@@ -50,6 +51,7 @@ const t = translator({
   'en-US': {
     title: 'Delivery',
     back: '← Deliveries',
+    backToTemplates: '← Templates',
     notFound: 'No delivery is recorded under this id (a message appears once a worker has recorded it).',
     replay: 'Replay',
     replayTitle: 'Replay this message?',
@@ -91,6 +93,10 @@ const WATCH_MS = 1000;
 
 export default function DeliveryScreen(props: { params: Record<string, string> }) {
   const msgId = props.params.msgId ?? '';
+  // A bot developer opens only its own test sends here: no list to go back to, no replay.
+  const s = session.value;
+  const operator = !(s.state === 'signed-in' && s.role === 'bot');
+  const backTo = operator ? 'deliveries' : 'templates';
   const [unsettled, setUnsettled] = useState(false);
   const [replayedNote, setReplayedNote] = useState(false);
   const loaded = useLoad(
@@ -137,7 +143,7 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
     return (
       <Page title={t('title')}>
         <p>
-          <Link to="deliveries">{t('back')}</Link>
+          <Link to={backTo}>{t(operator ? 'back' : 'backToTemplates')}</Link>
         </p>
         {gone ? (
           <Notice kind="warn">{t('notFound')}</Notice>
@@ -157,7 +163,7 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
       actions={
         <>
           <Badge status={d.status} label={statusLabel(d.status)} />
-          {d.status === 'failed' && (
+          {d.status === 'failed' && operator && (
             <button type="button" disabled={replay.busy} onClick={() => setAsking(true)}>
               {t('replay')}
             </button>
@@ -166,7 +172,7 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
       }
     >
       <p>
-        <Link to="deliveries">{t('back')}</Link> · <code>{d.msg_id}</code>
+        <Link to={backTo}>{t(operator ? 'back' : 'backToTemplates')}</Link> · <code>{d.msg_id}</code>
       </p>
       {replay.error !== undefined && <ErrorNote error={replay.error} />}
       {loaded.error && <ErrorNote error={loaded.error} onRetry={loaded.reload} />}

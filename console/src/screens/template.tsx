@@ -64,7 +64,6 @@ const t = translator({
     sendTest: '发送到测试频道',
     sendHint: '把当前编辑器中的模板和测试数据通过机器人的队列真实发送（计入机器人的限额）。',
     sendNeedsChannel: '先选择测试频道。',
-    sent: '已发送，消息 ID {id}',
     openDelivery: '查看投递',
     leave: '有未保存的修改，确定离开吗？',
   },
@@ -103,7 +102,6 @@ const t = translator({
     sendHint:
       "Sends the template and test data in the editor for real, through the bot's queue (it counts against the bot's limit).",
     sendNeedsChannel: 'Choose a test channel first.',
-    sent: 'Sent: message {id}',
     openDelivery: 'Open the delivery',
     leave: 'There are unsaved changes. Leave anyway?',
   },
@@ -447,15 +445,9 @@ function Studio(props: {
                 <span class="muted">{draft.test_channel === '' ? t('sendNeedsChannel') : t('sendHint')}</span>
               </div>
               {send.error !== undefined && <ErrorNote error={send.error} />}
-              {sent.map((id) =>
-                role === 'operator' ? (
-                  <DeliveryWatch key={id} msgId={id} />
-                ) : (
-                  <p key={id} class="muted">
-                    {t('sent', { id })}
-                  </p>
-                ),
-              )}
+              {sent.map((id) => (
+                <DeliveryWatch key={id} msgId={id} />
+              ))}
             </div>
             {preview.message ? (
               <div class={preview.error !== undefined ? 'studio-drawn studio-stale' : 'studio-drawn'}>

@@ -12,7 +12,7 @@ import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { ValidationError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { DELIVERY_SORT_FIELDS, type DeliveryRecord } from '../../store/index.js';
-import { requireAdmin } from '../auth.js';
+import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
@@ -123,9 +123,10 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
 
   // One message's delivery: its record with its status history and the message as sent; a
   // message still in the queue, not recorded yet, as its job says (queued, empty history).
-  router.get('/admin/api/delivery/view', admin, async (ctx) => {
+  // A bot developer's studio session may read its own bot's (its test sends').
+  router.get('/admin/api/delivery/view', requireStudio(deps, 'delivery/view'), async (ctx) => {
     const { msg_id } = viewQuery(ctx.query);
-    reply(ctx, { delivery: view(await viewDelivery(deps, msg_id)) });
+    reply(ctx, { delivery: view(await viewDelivery(deps, msg_id, studioScope(ctx.state).botId)) });
   });
 
   // Sends a dead message again (same msg_id), e.g. after the bot got its permission back.

@@ -43,7 +43,18 @@ export function countReplayable(deps: Deps, { stage, ...rest }: DeliveryListFilt
  * from the sent log) answers what pipemsg-status reads from its job (status.ts), with an empty
  * history; created_at is then when it was accepted. An unknown message is NotFoundError.
  */
-export async function viewDelivery(deps: PipeDeps, msgId: string): Promise<DeliveryDetail> {
+export async function viewDelivery(
+  deps: PipeDeps,
+  msgId: string,
+  botId: string | null = null,
+): Promise<DeliveryDetail> {
+  const detail = await viewAnyDelivery(deps, msgId);
+  // A bot developer's studio session sees its own bot's messages only; another's is "not found".
+  if (botId !== null && detail.bot_id !== botId) throw new NotFoundError('message');
+  return detail;
+}
+
+async function viewAnyDelivery(deps: PipeDeps, msgId: string): Promise<DeliveryDetail> {
   const [record, job] = await Promise.all([
     deps.store.deliveries.detail(msgId),
     deps.pipeRuntime.messages.snapshot(msgId),
