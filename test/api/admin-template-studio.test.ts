@@ -509,6 +509,22 @@ describe('review', () => {
     ['reject', 2, 'refused'],
     ['reject', 3, 'refused'],
   ];
+  it('a verdict names the version the reviewer read: one on text changed since is refused (409)', async () => {
+    const t = await inStatus(0);
+    const read = (await submit(t.id)).data.model;
+    // Rejected, edited and submitted again while a reviewer's page still shows `read`.
+    await review(t.id, 'reject');
+    await op('POST', '/admin/api/template/update', { id: t.id, content: 'changed {{ data.x }}' });
+    const again = (await submit(t.id)).data.model;
+    const stale = await review(t.id, 'approve', { version: read.version });
+    expect([stale.status, stale.code]).toEqual([409, 40900]);
+    expect(await view(t.id)).toMatchObject({ status: 1, version: again.version });
+    const fresh = await review(t.id, 'approve', { version: again.version });
+    expect([fresh.status, fresh.data.model.status]).toEqual([200, 2]);
+    const staleBan = await review(t.id, 'ban', { version: again.version });
+    expect([staleBan.status, staleBan.code]).toEqual([409, 40900]);
+  });
+
   it.each(table)('%s from status %i: %s', async (action, from, to) => {
     const t = await inStatus(from);
     const r = action === 'submit' ? await submit(t.id) : await review(t.id, action);

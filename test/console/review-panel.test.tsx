@@ -70,6 +70,9 @@ describe('review actions', () => {
     expect(reviewBody('T1', 'approve', 0.25)).toEqual({ id: 'T1', action: 'approve', consumption: 0.25 });
     expect(reviewBody('T1', 'approve', undefined)).toEqual({ id: 'T1', action: 'approve' });
     expect(reviewBody('T1', 'ban', 0.25)).toEqual({ id: 'T1', action: 'ban' });
+    // The version the page showed goes with a verdict on the text, not with an unban.
+    expect(reviewBody('T1', 'approve', undefined, 4)).toEqual({ id: 'T1', action: 'approve', version: 4 });
+    expect(reviewBody('T1', 'unban', undefined, 4)).toEqual({ id: 'T1', action: 'unban' });
   });
 
   it('marks the rule that holds now', () => {

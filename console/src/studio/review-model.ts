@@ -17,6 +17,8 @@ export interface ReviewState {
   readonly status: number;
   readonly banned: boolean;
   readonly consumption: number;
+  /** The version the page shows: a verdict on it is refused (409) if the template changed since. */
+  readonly version?: number;
 }
 
 /**
@@ -54,8 +56,15 @@ export function reviewBody(
   id: string,
   action: Exclude<ReviewAction, 'submit'>,
   consumption?: number,
-): { id: string; action: string; consumption?: number } {
-  return action === 'approve' && consumption !== undefined ? { id, action, consumption } : { id, action };
+  version?: number,
+): { id: string; action: string; consumption?: number; version?: number } {
+  return {
+    id,
+    action,
+    ...(action === 'approve' && consumption !== undefined ? { consumption } : {}),
+    // Unban is not a verdict on the text, so it applies whatever the version.
+    ...(version !== undefined && action !== 'unban' ? { version } : {}),
+  };
 }
 
 const t = translator({

@@ -77,7 +77,7 @@ export function ReviewPanel(props: {
         ? await api.post<{ model: TemplateView }>('/admin/api/template/submit', { id: tpl.id })
         : await api.post<{ model: TemplateView }>(
             '/admin/api/template/review',
-            reviewBody(tpl.id, action, parsed.ok ? parsed.value : undefined),
+            reviewBody(tpl.id, action, parsed.ok ? parsed.value : undefined, tpl.version),
           );
     if (action === 'approve') setConsumption('');
     props.onChanged(answer.model);

@@ -90,12 +90,19 @@ const renderBody = compileValidator<{
     channel_id: { type: 'string', minLength: 1, maxLength: MAX_TEST_CHANNEL_LENGTH },
   },
 });
-const reviewBody = compileValidator<{ id: string; action: ReviewVerdict; consumption?: number }>({
+const reviewBody = compileValidator<{
+  id: string;
+  action: ReviewVerdict;
+  consumption?: number;
+  version?: number;
+}>({
   type: 'object',
   properties: {
     id: templateId,
     action: { type: 'string', enum: ['approve', 'reject', 'ban', 'unban'] },
     consumption: { type: 'number' },
+    // The version the reviewer read: a template changed since is refused (409).
+    version: { type: 'integer', minimum: 0 },
   },
   required: ['id', 'action'],
 });
@@ -205,7 +212,9 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
         'en-US': 'goes only with approve',
       });
     }
-    reply(ctx, { model: view(await reviewTemplate(deps, body.id, body.action, body.consumption)) });
+    reply(ctx, {
+      model: view(await reviewTemplate(deps, body.id, body.action, body.consumption, body.version)),
+    });
   });
 }
 

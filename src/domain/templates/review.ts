@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors/index.js';
+import { HeraldError, ValidationError } from '../../errors/index.js';
 import type { BotRecord, TemplateRecord } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { NORMAL_MESSAGE_CONSUMPTION, TEMPLATE_STATUS } from './constants.js';
@@ -43,8 +43,34 @@ export function statusAfterContentChange(status: number): number {
   return status === IN_REVIEW ? IN_REVIEW : NOT_REVIEWED;
 }
 
-const transition = (deps: Deps, bot: BotRecord, id: string, action: ReviewAction, extra = {}) =>
-  changeTemplate(deps, bot, id, (t) => ({ status: nextStatus(action, t.status), ...extra }));
+/**
+ * A reviewer's decision is about the text they read: given `version` (the one their page showed),
+ * a template changed since is refused (409), checked under the record lock with the write.
+ */
+export interface ReviewedVersion {
+  readonly version?: number;
+}
+
+function checkVersion(current: TemplateRecord, seen: ReviewedVersion): void {
+  if (seen.version !== undefined && seen.version !== current.version) {
+    throw new HeraldError('CONFLICT', {
+      detail: `the template changed since version ${seen.version} (now ${current.version}); reload it`,
+    });
+  }
+}
+
+const transition = (
+  deps: Deps,
+  bot: BotRecord,
+  id: string,
+  action: ReviewAction,
+  extra = {},
+  seen: ReviewedVersion = {},
+) =>
+  changeTemplate(deps, bot, id, (t) => {
+    checkVersion(t, seen);
+    return { status: nextStatus(action, t.status), ...extra };
+  });
 
 export function submitTemplate(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {
   return transition(deps, bot, id, 'submit');
@@ -58,7 +84,7 @@ export async function approveTemplate(
   deps: Deps,
   bot: BotRecord,
   id: string,
-  options: { consumption?: number } = {},
+  options: { consumption?: number } & ReviewedVersion = {},
 ): Promise<TemplateRecord> {
   const consumption = options.consumption ?? NORMAL_MESSAGE_CONSUMPTION;
   if (!(consumption > 0 && consumption <= NORMAL_MESSAGE_CONSUMPTION)) {
@@ -67,15 +93,28 @@ export async function approveTemplate(
       'en-US': `must be above 0 and at most ${NORMAL_MESSAGE_CONSUMPTION}`,
     });
   }
-  return transition(deps, bot, id, 'approve', { consumption });
+  return transition(deps, bot, id, 'approve', { consumption }, options);
 }
 
-export function rejectTemplate(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {
-  return transition(deps, bot, id, 'reject', { consumption: NORMAL_MESSAGE_CONSUMPTION });
+export function rejectTemplate(
+  deps: Deps,
+  bot: BotRecord,
+  id: string,
+  seen: ReviewedVersion = {},
+): Promise<TemplateRecord> {
+  return transition(deps, bot, id, 'reject', { consumption: NORMAL_MESSAGE_CONSUMPTION }, seen);
 }
 
-export function banTemplate(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {
-  return changeTemplate(deps, bot, id, () => ({ banned: true }));
+export function banTemplate(
+  deps: Deps,
+  bot: BotRecord,
+  id: string,
+  seen: ReviewedVersion = {},
+): Promise<TemplateRecord> {
+  return changeTemplate(deps, bot, id, (t) => {
+    checkVersion(t, seen);
+    return { banned: true };
+  });
 }
 
 export function unbanTemplate(deps: Deps, bot: BotRecord, id: string): Promise<TemplateRecord> {

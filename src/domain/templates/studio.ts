@@ -161,17 +161,20 @@ export async function reviewTemplate(
   id: string,
   action: ReviewVerdict,
   consumption?: number,
+  version?: number,
 ): Promise<TemplateRecord> {
   const { bot } = await studioTemplate(deps, { botId: null }, id);
+  const seen = version === undefined ? {} : { version };
   switch (action) {
     case 'approve':
       return approveTemplate(deps, bot, id, {
         consumption: consumption ?? deps.config.approvedTemplateConsumption,
+        ...seen,
       });
     case 'reject':
-      return rejectTemplate(deps, bot, id);
+      return rejectTemplate(deps, bot, id, seen);
     case 'ban':
-      return banTemplate(deps, bot, id);
+      return banTemplate(deps, bot, id, seen);
     case 'unban':
       return unbanTemplate(deps, bot, id);
   }
