@@ -41,10 +41,6 @@ export const session = signal<
   state: 'unknown',
 });
 
-/** The signed-in role, or null while not signed in. */
-export const roleOf = (s: (typeof session)['value']): Role | null =>
-  s.state === 'signed-in' ? s.role : null;
-
 type Query = Record<string, string | number | boolean | null | undefined>;
 
 function withQuery(path: string, query?: Query): string {

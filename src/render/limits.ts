@@ -11,9 +11,9 @@ export interface RenderLimits {
   /** Work units per render: loop iterations, calls, and array/string elements touched by filters. */
   maxSteps: number;
   /**
-   * Wall-clock backstop per render (ms), checked every few hundred steps. Kept at about 5x what
-   * the step budget costs on a quiet core (~50 ms), so that on a busy machine the steps, not the
-   * load, end a long render; docs/templates.md has the measurement.
+   * Wall-clock backstop per render (ms), checked every few hundred steps. Kept well above what
+   * the step budget costs, so that the steps, not the machine's load, end a long render
+   * (docs/templates.md, "The render clock").
    */
   maxRenderMs: number;
   /** Longest output of one render (UTF-16 code units, ~1 MiB). */

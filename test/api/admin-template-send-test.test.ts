@@ -264,6 +264,12 @@ describe('review and sending', () => {
     expect(approvedRecords.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
     // None of the approved bot's four was put off: their histories hold no rate-limit wait.
     const histories = await Promise.all(sentA.map((id) => app.res.store.deliveries.detail(id)));
+    expect(histories.map((d) => d?.history.some((e) => e.status === 'sent'))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(
       histories.flatMap((d) => d?.history.map((e) => e.status) ?? []).filter((s) => s === 'rate_limited'),
     ).toEqual([]);
@@ -279,6 +285,7 @@ describe('review and sending', () => {
     const waited = (await app.res.store.deliveries.detail(third.msg_id))?.history.find(
       (e) => e.status === 'rate_limited',
     );
+    expect(waited).toBeDefined();
     expect(third.sent_at as number).toBeGreaterThanOrEqual((waited?.retry_at as number) - 50);
     expect((waited?.retry_at as number) - (waited?.at as number)).toBeGreaterThan(1_000);
   });

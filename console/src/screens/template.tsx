@@ -8,6 +8,7 @@ import { CapturesPanel } from '../studio/captures.tsx';
 import { LimitWarnings, PreviewError, PreviewSource, type Source } from '../studio/preview-parts.tsx';
 import { createPreviewRunner, type PreviewOutcome } from '../studio/preview-runner.ts';
 import { markerOf } from '../studio/render-errors.ts';
+import { lockedForReview } from '../studio/review-model.ts';
 import { ReviewPanel } from '../studio/review-panel.tsx';
 import { sessionBotId, studioRole } from '../studio/studio-session.ts';
 import {
@@ -15,7 +16,6 @@ import {
   changedFields,
   type Draft,
   draftOf,
-  IN_REVIEW,
   NEW_TEMPLATE,
   parseTestData,
   testDataFromCapture,
@@ -214,7 +214,7 @@ function Studio(props: {
   const [sent, setSent] = useState<string[]>([]);
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setDraft((d) => ({ ...d, [k]: v }));
 
-  const locked = model?.status === IN_REVIEW;
+  const locked = model !== null && lockedForReview(model);
   const changes = saved ? changedFields(saved, draft) : null;
   const dirty = changes === null || Object.keys(changes).length > 0;
 

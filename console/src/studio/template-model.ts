@@ -17,8 +17,6 @@ export interface ChannelOption {
   guild_name: string;
 }
 
-export const IN_REVIEW = 1;
-
 /** What the editor holds; compared with the saved template to tell what a save must send. */
 export interface Draft {
   title: string;

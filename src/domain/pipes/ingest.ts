@@ -198,7 +198,7 @@ export async function acceptPipeMessage(
   // Only a routed pipe's jobs carry these: every other job keeps its shape.
   if (req.route !== undefined) {
     job.event = req.route.event;
-    job.headers = { ...req.route.headers };
+    job.headers = req.route.headers;
   }
   if (req.idempotencyKey === null) {
     await enqueue(deps, job);

@@ -20,7 +20,7 @@ import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData 
  * How long one render may run on its thread, in ms, before the pool ends the thread and fails
  * that message with TEMPLATE_LIMIT (time). Counted from when the thread starts the render, not
  * from when it was queued: renders waiting behind a slow one are not charged for it. The engine
- * bounds every render itself (steps, output size, a 250 ms clock check); this is the backstop for
+ * bounds every render itself (steps, output size, its clock: DEFAULT_LIMITS.maxRenderMs); this is the backstop for
  * work those checks never reach (one long built-in call), which no real template comes near.
  */
 export const RENDER_HARD_LIMIT_MS = 1_000;

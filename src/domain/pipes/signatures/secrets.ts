@@ -1,6 +1,7 @@
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../../errors/index.js';
 import type { StoredSigningSecret } from '../../../store/index.js';
+import { hashToken } from '../../tokens.js';
 import {
   GENERATED_KEY_BYTES,
   MAX_SECRET_LENGTH,
@@ -61,8 +62,8 @@ export function hmacKeyOf(scheme: SignedScheme, secret: string): Buffer {
 /** What a sealed secret is bound to: its pipe (secret-box.ts). */
 export const sealContext = (pipeId: string): string => `pipe signing secret ${pipeId}`;
 
-/** SHA-256 (hex) of a shared token, as stored. */
-export const tokenHashOf = (token: string): string => hash('sha256', token, 'hex');
+/** SHA-256 (hex) of a shared token, as stored: the same hash as pipe and bot tokens. */
+export const tokenHashOf = hashToken;
 
 /**
  * The stored form of a secret: sealed, or hashed for GitLab's token. 409 when the scheme must

@@ -19,11 +19,9 @@ import { sealContext } from './secrets.js';
 /*
  * Checking a request's signature on the hot path, with node:crypto: one HMAC-SHA256 of the raw
  * body per live secret (two inside a rotation's overlap), compared in constant time with
- * timingSafeEqual on the decoded digests. The packages these schemes publish were checked
- * against this code in the tests (test/domain/pipe-signatures.test.ts): `standardwebhooks`
- * hashes in JavaScript (fast-sha256) and reads the clock itself, and
- * `@octokit/webhooks-methods` takes the body and the secret as strings and answers a promise,
- * where the door has the body's bytes and keeps each key as a KeyObject.
+ * timingSafeEqual on the decoded digests. The schemes' own packages are held to the same
+ * answers in test/domain/pipe-signatures.test.ts; why the door does not call them is in
+ * docs/pipes.md (`npm run bench:signatures`).
  *
  * Keys live as KeyObjects: their bytes are held by OpenSSL, outside the JavaScript heap, so a
  * heap snapshot does not show them (the decrypted bytes are zeroed once the KeyObject holds them).
