@@ -386,6 +386,40 @@ describe('changing and rotating', () => {
   });
 });
 
+describe('an event source and the signature header', () => {
+  it('may not be the same header (its value would be kept with the message): 400 either way round', async () => {
+    const t = await app.request<{ model: { id: string } }>('POST', '/admin/api/template/create', {
+      admin: true,
+      json: { bot_id: bot.id, title: 'any', content: 'x' },
+    });
+    const routed = { template_id: t.body.data.model.id, event_source: { header: 'X-Signed-By' } };
+    const both = await app.request('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: {
+        bot_id: bot.id,
+        title: 'same header',
+        channel_id: channelId,
+        ...routed,
+        signature: { scheme: 'hmac-sha256', header: 'x-signed-by', encoding: 'hex' },
+      },
+    });
+    expect([both.status, both.body.code, both.body.data]).toEqual([400, 40000, { field: 'event_source' }]);
+    const pipe = await app.request<Created>('POST', '/admin/api/pipe/create', {
+      admin: true,
+      json: { bot_id: bot.id, title: 'routed', channel_id: channelId, ...routed },
+    });
+    expect(pipe.status, pipe.text).toBe(200);
+    const later = await app.request('POST', '/admin/api/pipe/set-signature', {
+      admin: true,
+      json: {
+        id: pipe.body.data.pipe.id,
+        signature: { scheme: 'hmac-sha256', header: 'X-Signed-By', encoding: 'hex' },
+      },
+    });
+    expect([later.status, later.body.data]).toEqual([400, { field: 'signature' }]);
+  });
+});
+
 describe('presets', () => {
   it("github's sets its signature: an unsigned ping is refused, a signed one answered and not posted", async () => {
     const r = await app.request<Created & { templates: unknown[] }>('POST', '/admin/api/pipe/create', {

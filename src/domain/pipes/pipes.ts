@@ -17,7 +17,12 @@ import { getChannel, getMember, isTextChannel } from '../directory/index.js';
 import { clearCaptures } from './captures.js';
 import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
-import { checkEventSource, checkRoutes, checkRoutingShape } from './routing/routing.js';
+import {
+  checkEventSource,
+  checkEventSourceNotSignature,
+  checkRoutes,
+  checkRoutingShape,
+} from './routing/routing.js';
 import type { PipeDeps } from './runtime.js';
 import { newSignature, type SignatureSetting } from './signatures/manage.js';
 
@@ -146,6 +151,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   const eventSource = input.event_source == null ? null : checkEventSource(input.event_source);
   const routes = input.routes ?? {};
   await checkRouting(deps, bot, { event_source: eventSource, routes, template_id: templateId }, routes);
+  checkEventSourceNotSignature(eventSource, input.signature?.header, 'event_source');
   const id = newNumericId();
   const { token, hash } = issuePipeToken(id);
   const signing = input.signature ? newSignature(deps, id, input.signature) : { stored: null, secret: null };
@@ -212,6 +218,7 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       }
       if (input.event_source !== undefined) {
         changes.event_source = input.event_source === null ? null : checkEventSource(input.event_source);
+        checkEventSourceNotSignature(changes.event_source, current.signature.header, 'event_source');
       }
       if (input.routes !== undefined) changes.routes = input.routes ?? {};
       if (routing) {

@@ -214,6 +214,25 @@ const invalid = (field: string, zh: string, en: string) =>
   new ValidationError(field, { 'zh-CN': zh, 'en-US': en });
 
 /**
+ * An event source may not be the header the pipe's senders sign in (hmac-sha256 names its own):
+ * its value would be kept with the message. `field` names what the caller is changing.
+ */
+export function checkEventSourceNotSignature(
+  source: PipeEventSource | null,
+  signatureHeader: string | null | undefined,
+  field: 'event_source' | 'signature',
+): void {
+  if (!source || !('header' in source) || !signatureHeader) return;
+  if (source.header === signatureHeader.toLowerCase()) {
+    throw invalid(
+      field,
+      '事件来源的头不能是签名所在的头',
+      'the event source header must not be the signature header',
+    );
+  }
+}
+
+/**
  * An event source as stored: a header name (lower case; an HTTP token of at most
  * MAX_EVENT_SOURCE_LENGTH characters) or a body path (dot-separated, at most
  * MAX_BODY_PATH_SEGMENTS non-empty segments). 400 naming `event_source` otherwise.

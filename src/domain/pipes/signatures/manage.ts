@@ -3,6 +3,7 @@ import { withRecordLock } from '../../../locks/record-lock.js';
 import { lockKey } from '../../../redis/keys.js';
 import type { PipeRecord, StoredSignature } from '../../../store/index.js';
 import { announcePipeChange } from '../pipe-cache.js';
+import { checkEventSourceNotSignature } from '../routing/routing.js';
 import type { PipeDeps } from '../runtime.js';
 import {
   DEFAULT_ROTATION_OVERLAP_S,
@@ -146,7 +147,8 @@ export async function setPipeSignature(
   setting: SignatureSetting,
 ): Promise<SignatureChange> {
   return withRecordLock(deps.redis, pipeLock(deps, id), async () => {
-    const { signature: current } = await currentSignature(deps, id);
+    const { pipe: before, signature: current } = await currentSignature(deps, id);
+    checkEventSourceNotSignature(before.event_source, setting.header, 'signature');
     if (current !== null && current.scheme === setting.scheme && setting.secret === null) {
       const pipe = await save(deps, id, {
         ...current,
