@@ -231,4 +231,75 @@ describe('connect a sender', () => {
     expect(stack.logs()).not.toContain(clientSecret);
     await context.close();
   }, 120_000);
+
+  it("edits a pipe's routing on its page: a header source, a route, an answer-only event, then off again", async () => {
+    const made = (title: string, content: string) =>
+      stack.admin<{ model: { id: string } }>('POST', '/admin/api/template/create', {
+        bot_id: seeded.bot.id,
+        title,
+        content,
+      });
+    const deploy = await made('Deploy note', 'Deployed {{ data.version|kmd_escape }} ({{ _event }})');
+    const other = await made('Anything else', 'Got {{ _event|default("an event") }}');
+    const opened = await openPage(browser, { height: 1200 });
+    const { context, page } = opened;
+    onTestFailed(() => screenshot(page, 'routing-failed').then(() => undefined));
+    await signIn(page, stack);
+    await page.goto(`${stack.baseUrl}/console/pipes/${encodeURIComponent(seeded.pipe.id)}`);
+    await page.getByRole('heading', { name: 'Plain', level: 1 }).waitFor();
+    const panel = page.getByRole('form', { name: 'Template and routing' });
+    await panel.getByRole('combobox', { name: 'Event source' }).selectOption('header');
+    // A header name with a space is refused beside the field, before anything is sent.
+    await panel.getByLabel('Header name').fill('X Deploy Event');
+    await panel.getByRole('button', { name: 'Add a route' }).click();
+    await panel.getByLabel('Event of route 1').fill('deploy');
+    await panel.getByRole('combobox', { name: 'Template for deploy' }).selectOption({ label: 'Deploy note' });
+    await panel.getByRole('button', { name: 'Save template and routing' }).click();
+    await panel.getByText('A header name has letters, digits and - (no spaces).').waitFor();
+    await panel.getByLabel('Header name').fill('X-Deploy-Event');
+    await panel.getByRole('button', { name: 'Add a route' }).click();
+    await panel.getByLabel('Event of route 2').fill('ping');
+    await panel.getByRole('combobox', { name: 'Default template' }).selectOption({ label: 'Anything else' });
+    await panel.getByRole('button', { name: 'Save template and routing' }).click();
+    await panel.getByText('Template and routing saved.').waitFor();
+    await expect.poll(() => fact(page, 'Event source').textContent()).toBe('header x-deploy-event');
+    const routes = fact(page, 'Routes');
+    await routes.getByRole('link', { name: 'Deploy note', exact: true }).waitFor();
+    expect(await routes.getByRole('listitem').filter({ hasText: 'ping' }).textContent()).toBe(
+      'ping → answered, not posted',
+    );
+    await screenshot(page, 'pipe-routing');
+    const view = await stack.admin<{ pipe: { event_source: unknown; routes: unknown; template_id: string } }>(
+      'GET',
+      `/admin/api/pipe/view?id=${encodeURIComponent(seeded.pipe.id)}`,
+    );
+    expect(view.pipe).toMatchObject({
+      event_source: { header: 'x-deploy-event' },
+      routes: { deploy: deploy.model.id, ping: null },
+      template_id: other.model.id,
+    });
+    // The door follows the saved routes: ping answered and skipped, deploy queued.
+    const body = JSON.stringify({ version: '1.2.3' });
+    const ping = await post(seeded.url, body, { 'X-Deploy-Event': 'ping' });
+    expect([ping.status, ping.data.skipped, ping.data.reason]).toEqual([200, true, 'event_ignored']);
+    const sent = await post(seeded.url, body, { 'X-Deploy-Event': 'deploy' });
+    expect([sent.status, sent.code]).toEqual([200, 0]);
+
+    // Off again: no routing, the template kept as the pipe's only one.
+    await panel.getByRole('combobox', { name: 'Event source' }).selectOption('none');
+    await panel.getByRole('button', { name: 'Save template and routing' }).click();
+    await panel.getByText('Routes need an event source.').waitFor();
+    await panel.getByRole('combobox', { name: 'Event source' }).selectOption('header');
+    await panel.getByRole('button', { name: 'Remove route 2' }).click();
+    await panel.getByRole('button', { name: 'Remove route 1' }).click();
+    await panel.getByRole('combobox', { name: 'Event source' }).selectOption('none');
+    await panel.getByRole('button', { name: 'Save template and routing' }).click();
+    await panel.getByText('Template and routing saved.').waitFor();
+    await expect.poll(() => fact(page, 'Event source').textContent()).not.toContain('x-deploy-event');
+    const after = await stack.admin<{
+      pipe: { event_source: unknown; routes: unknown; template_id: string };
+    }>('GET', `/admin/api/pipe/view?id=${encodeURIComponent(seeded.pipe.id)}`);
+    expect(after.pipe).toMatchObject({ event_source: null, template_id: other.model.id });
+    await context.close();
+  }, 120_000);
 });

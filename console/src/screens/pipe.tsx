@@ -30,6 +30,7 @@ import {
 import { CurlBlock } from '../ui/curl-block.tsx';
 import { guildView } from '../ui/lookups.ts';
 import { PipeCaptures } from '../ui/pipe-captures.tsx';
+import { PipeRouting } from '../ui/pipe-routes.tsx';
 import { PipeSignaturePanel } from '../ui/pipe-signature.tsx';
 import { RateFields } from '../ui/rate-fields.tsx';
 import { SendTest } from '../ui/send-test.tsx';
@@ -367,6 +368,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
         </section>
         <PipeSettings pipe={pipe} onSaved={loaded.reload} />
       </div>
+
+      <PipeRouting key={pipe.id} pipe={pipe} onSaved={loaded.reload} />
 
       <PipeSignaturePanel key={pipe.id} pipe={pipe} onChanged={loaded.reload} />
 
