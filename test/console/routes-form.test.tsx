@@ -4,6 +4,7 @@ import type { Pipe, Template } from '../../console/src/pipe-model.ts';
 import {
   addRow,
   problemText,
+  type RoutesForm,
   removeRow,
   routesBody,
   routesForm,
@@ -82,7 +83,7 @@ describe('the routing form', () => {
   });
 
   it('reads a body path and trims what was typed', () => {
-    let f = { ...routesForm(pipe()), kind: 'body' as const, source: ' object_kind ' };
+    let f: RoutesForm = { ...routesForm(pipe()), kind: 'body', source: ' object_kind ' };
     f = setRow(addRow(f), 0, { event: ' Push Hook ', templateId: 't1' });
     expect(routesBody('p1', f)).toEqual({
       ok: true,
