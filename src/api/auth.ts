@@ -83,50 +83,54 @@ export function requireAdmin(deps: Deps): Middleware<HeraldState> {
   };
 }
 
+/** The scope of a request that passed requireStudio: its bot session's bot, or every bot (an operator). */
+export const studioScope = (state: HeraldState): StudioScope => ({
+  botId: state.studio?.botId ?? null,
+  bot: state.studio?.bot ?? null,
+});
+
+/**
+ * Takes one call from a bot's REST budget for `bucket` (a Redis token bucket shared by every web
+ * process), sets the X-Rate-Limit-* headers (on every answer, the 429 included, as the platform's
+ * clients expect) and refuses with 429 when the bucket is empty. The one meter of the bot API,
+ * the studio's bot sessions and the studio's test sends.
+ */
+export function botMeter(deps: Deps): (ctx: Context, botId: string, bucket: string) => Promise<void> {
+  const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
+  return async (ctx, botId, bucket) => {
+    const r = await takeTokens(deps.redis, botRestBucketKey(deps.config.redisPrefix, botId, bucket), limit);
+    ctx.set(rateLimitHeaders(r, bucket));
+    refuseIfLimited(r);
+  };
+}
+
 /**
  * The template studio's guard (/admin/api/template/*): an operator, or a bot session, which sees
  * only its own bot's templates. Leaves `ctx.state.studio` (botId null for an operator), then
  * reads the body. With `bucket`, a bot session's calls take the bot's REST budget for that
  * bucket, as the bot's own calls to the same work do (requireBot); operators are not metered.
  */
-/** The scope of a request that passed requireStudio: its bot session's bot, or every bot (an operator). */
-export const studioScope = (state: HeraldState): StudioScope => ({ botId: state.studio?.botId ?? null });
-
 export function requireStudio(deps: Deps, bucket?: string): Middleware<HeraldState> {
   const caller = consoleCaller(deps);
   const body = jsonBody(deps.config.bodyLimitBytes);
-  const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
+  const meter = botMeter(deps);
   return async (ctx, next) => {
     const bot = await caller(ctx);
-    if (bot && bucket !== undefined) {
-      const r = await takeTokens(
-        deps.redis,
-        botRestBucketKey(deps.config.redisPrefix, bot.id, bucket),
-        limit,
-      );
-      ctx.set(rateLimitHeaders(r, bucket));
-      refuseIfLimited(r);
-    }
+    if (bot && bucket !== undefined) await meter(ctx, bot.id, bucket);
     ctx.state.studio = { botId: bot?.id ?? null, bot };
     await body(ctx, next);
   };
 }
 
-/**
- * Bots: `Authorization: Bot <token>`, then the bot's REST budget for this route (a Redis token
- * bucket shared by every web process). The X-Rate-Limit-* headers are on every answer,
- * the 429 included, as the platform's clients expect.
- */
+/** Bots: `Authorization: Bot <token>`, then the bot's REST budget for this route (botMeter). */
 export function requireBot(deps: Deps, bucket: string): Middleware<HeraldState> {
-  const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
+  const meter = botMeter(deps);
   const body = jsonBody(deps.config.bodyLimitBytes);
   return async (ctx, next) => {
     const token = credential(ctx.get('Authorization'), 'Bot');
     if (token === undefined) throw new HeraldError('UNAUTHENTICATED');
     const bot = await authenticateBot(deps, token);
-    const r = await takeTokens(deps.redis, botRestBucketKey(deps.config.redisPrefix, bot.id, bucket), limit);
-    ctx.set(rateLimitHeaders(r, bucket));
-    refuseIfLimited(r);
+    await meter(ctx, bot.id, bucket);
     ctx.state.bot = bot;
     await body(ctx, next);
   };

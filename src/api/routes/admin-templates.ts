@@ -20,12 +20,9 @@ import {
 } from '../../domain/templates/studio.js';
 import { type StudioTestRequest, sendStudioTest, templateUsage } from '../../domain/templates/studio-send.js';
 import { ValidationError } from '../../errors/index.js';
-import { takeTokens } from '../../ratelimit/token-bucket.js';
-import { botRestBucketKey } from '../../redis/keys.js';
 import { TEMPLATE_SORT_FIELDS, type TemplateRecord } from '../../store/index.js';
-import { requireAdmin, requireStudio, studioScope } from '../auth.js';
+import { botMeter, requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
-import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
@@ -122,6 +119,7 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
    * so that the studio is no way around it. Reads of one record are not metered.
    */
   const metered = (bucket: string) => requireStudio(deps, bucket);
+  const meter = botMeter(deps);
 
   router.get('/admin/api/template/list', metered('template/list'), async (ctx) => {
     const q = listQuery(ctx.query);
@@ -186,15 +184,9 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
 
   router.post('/admin/api/template/send-test', studio, async (ctx) => {
     const req = renderRequest(ctx.request.body, ctx.request.rawBody);
-    const limit = { capacity: deps.config.botRateBurst, perSecond: deps.config.botRatePerSecond };
     // Each test message is a real message of the bot: the door meters them per bot, as the
     // bot's REST routes are, before anything is rendered.
-    const admit = async (bot: { id: string }) => {
-      const key = botRestBucketKey(deps.config.redisPrefix, bot.id, SEND_TEST_BUCKET);
-      const r = await takeTokens(deps.redis, key, limit);
-      ctx.set(rateLimitHeaders(r, SEND_TEST_BUCKET));
-      refuseIfLimited(r);
-    };
+    const admit = (bot: { id: string }) => meter(ctx, bot.id, SEND_TEST_BUCKET);
     reply(ctx, await sendStudioTest(deps, studioScope(ctx.state), req, admit));
   });
 

@@ -28,7 +28,13 @@ import {
 /** Whose templates the caller may see: one bot's (a bot session), or every bot's (botId null: an operator). */
 export interface StudioScope {
   readonly botId: string | null;
+  /** A bot session's bot as its session check read it in this request (saves reading it again). */
+  readonly bot?: BotRecord | null;
 }
+
+/** A bot session's own bot: the record the session check read, else read now. */
+const sessionBot = (deps: Deps, scope: StudioScope & { botId: string }): Promise<BotRecord> =>
+  scope.bot?.id === scope.botId ? Promise.resolve(scope.bot) : getBot(deps, scope.botId);
 
 const botNotFound = (field: string) =>
   new HeraldError('NOT_FOUND', { resource: { 'zh-CN': '机器人', 'en-US': 'bot' } }, { data: { field } });
@@ -45,7 +51,7 @@ export async function studioBot(
 ): Promise<BotRecord> {
   if (scope.botId !== null) {
     if (botId !== undefined && botId !== scope.botId) throw botNotFound(field);
-    return getBot(deps, scope.botId);
+    return sessionBot(deps, { ...scope, botId: scope.botId });
   }
   if (botId === undefined) {
     throw new ValidationError(field, { 'zh-CN': '为必填项', 'en-US': 'is required' });
@@ -62,7 +68,7 @@ export async function studioTemplate(
   id: string,
 ): Promise<{ template: TemplateRecord; bot: BotRecord }> {
   if (scope.botId !== null) {
-    const bot = await getBot(deps, scope.botId);
+    const bot = await sessionBot(deps, { ...scope, botId: scope.botId });
     return { template: await getTemplate(deps, bot, id), bot };
   }
   const template = await getTemplateAnyBot(deps, id);
