@@ -37,13 +37,15 @@ export const PRETTY_MAX_CHARS = 256 * 1024;
 /** Most characters of a body drawn on the page; the copy button still copies the whole body. */
 export const SHOW_MAX_CHARS = 256 * 1024;
 
+/** When the capture's message was accepted, in ms; null if the server's time does not parse. */
+export function receivedMs(c: Pick<Capture, 'received_at'>): number | null {
+  const ms = Date.parse(c.received_at);
+  return Number.isNaN(ms) ? null : ms;
+}
+
 /** Newest first by received_at (the API answers that order; this keeps it if it ever does not). */
 export function newestFirst(items: readonly Capture[]): Capture[] {
-  const at = (c: Capture): number => {
-    const ms = Date.parse(c.received_at);
-    return Number.isNaN(ms) ? 0 : ms;
-  };
-  return [...items].sort((a, b) => at(b) - at(a));
+  return [...items].sort((a, b) => (receivedMs(b) ?? 0) - (receivedMs(a) ?? 0));
 }
 
 /** A byte count for people: `512 B`, `1.5 KB`, `64 KB`, `2.3 MB` (1 KB = 1024 bytes). */

@@ -19,7 +19,6 @@ import { translator } from '../i18n.ts';
 import type { IssuedToken, Pipe } from '../pipe-model.ts';
 import { Link } from '../router.tsx';
 import {
-  CopyButton,
   ErrorNote,
   Field,
   Loading,
@@ -28,6 +27,7 @@ import {
   ShownOnce,
   useAction,
 } from '../ui/components.tsx';
+import { CopyBlock } from '../ui/curl-block.tsx';
 import { loadBots, loadReach } from '../ui/lookups.ts';
 import { useLoad } from '../ui/use-load.ts';
 
@@ -402,13 +402,7 @@ export function Connected(props: {
         </dd>
       </dl>
       {sender === 'alertmanager' && (
-        <div class="curl">
-          <div class="curl-head">
-            <strong>{t('config')}</strong>
-            <CopyButton text={alertmanagerConfig(answer.url)} label={t('copyConfig')} />
-          </div>
-          <pre class="raw curl-cmd">{alertmanagerConfig(answer.url)}</pre>
-        </div>
+        <CopyBlock title={t('config')} copyLabel={t('copyConfig')} text={alertmanagerConfig(answer.url)} />
       )}
       <div class="actions">
         <Link to={`pipes/${encodeURIComponent(answer.pipe.id)}`}>{t('toPipe')}</Link>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { type Capture, eventOf, formatBytes, newestFirst } from '../capture-model.ts';
+import { type Capture, eventOf, formatBytes, newestFirst, receivedMs } from '../capture-model.ts';
 import { formatTime, lang, translator } from '../i18n.ts';
 import type { TemplateUsage } from '../templates-model.ts';
 import { ErrorNote, Field, Loading } from '../ui/components.tsx';
@@ -120,7 +120,7 @@ function PipeCaptures(props: {
           return (
             <li key={c.id} class={active ? 'studio-capture studio-capture-active' : 'studio-capture'}>
               <div class="studio-capture-head">
-                <strong>{t('received', { time: formatTime(Date.parse(c.received_at)) })}</strong>
+                <strong>{t('received', { time: formatTime(receivedMs(c)) })}</strong>
                 <span class="muted">
                   {c.content_type ?? '—'} · {formatBytes(c.size, lang.value)}
                   {event !== null && ` · ${event}`}

@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import type { Capture } from '../capture-model.ts';
+import { type Capture, receivedMs } from '../capture-model.ts';
 import { formatTime, translator } from '../i18n.ts';
 import { ErrorNote } from '../ui/components.tsx';
 import type { RenderedMessage } from '../views/message-view.tsx';
@@ -38,7 +38,7 @@ export function PreviewSource(props: { source: Source; onBack(): void }) {
   if (props.source.kind === 'test') return <p class="muted studio-source">{t('previewOf')}</p>;
   return (
     <div class="notice info studio-source">
-      <span>{t('previewOfCapture', { time: formatTime(Date.parse(props.source.capture.received_at)) })}</span>{' '}
+      <span>{t('previewOfCapture', { time: formatTime(receivedMs(props.source.capture)) })}</span>{' '}
       <button type="button" class="link" onClick={props.onBack}>
         {t('backToTestData')}
       </button>

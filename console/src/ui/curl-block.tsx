@@ -7,17 +7,21 @@ const t = translator({
   'en-US': { curl: 'Try it with curl', copy: 'Copy command' },
 });
 
-/** The curl command that posts `body` through a pipe URL, with its own copy button. */
-export function CurlBlock(props: { url: string; body: string }) {
-  const cmd = curlExample(props.url, props.body);
+/** A titled block of text to paste elsewhere (a command, a config), with its own copy button. */
+export function CopyBlock(props: { title: string; copyLabel: string; text: string }) {
   return (
     <div class="curl">
       <div class="curl-head">
-        <strong>{t('curl')}</strong>
-        <CopyButton text={cmd} label={t('copy')} />
+        <strong>{props.title}</strong>
+        <CopyButton text={props.text} label={props.copyLabel} />
       </div>
       {/* Wrapped (styles.css), so a long URL needs no scrolling to be read. */}
-      <pre class="raw curl-cmd">{cmd}</pre>
+      <pre class="raw curl-cmd">{props.text}</pre>
     </div>
   );
 }
+
+/** The curl command that posts `body` through a pipe URL, with its own copy button. */
+export const CurlBlock = (props: { url: string; body: string }) => (
+  <CopyBlock title={t('curl')} copyLabel={t('copy')} text={curlExample(props.url, props.body)} />
+);

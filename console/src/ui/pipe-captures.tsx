@@ -9,6 +9,7 @@ import {
   formatBytes,
   headerRows,
   newestFirst,
+  receivedMs,
 } from '../capture-model.ts';
 import { formatNumber, formatTime, lang, translator } from '../i18n.ts';
 import type { Pipe } from '../pipe-model.ts';
@@ -111,12 +112,12 @@ export function CaptureItem(props: { capture: Capture }) {
   const c = props.capture;
   const event = eventOf(c.headers);
   const rows = headerRows(c.headers);
-  const at = Date.parse(c.received_at);
+  const at = receivedMs(c);
   return (
     <li class="capture">
       <details>
         <summary>
-          <time dateTime={c.received_at}>{formatTime(Number.isNaN(at) ? null : at)}</time>
+          <time dateTime={c.received_at}>{formatTime(at)}</time>
           {' · '}
           <code>{c.content_type ?? t('noType')}</code>
           {' · '}
@@ -136,7 +137,7 @@ export function CaptureItem(props: { capture: Capture }) {
             </Link>
           </dd>
           <dt>{t('received')}</dt>
-          <dd>{formatTime(Number.isNaN(at) ? null : at)}</dd>
+          <dd>{formatTime(at)}</dd>
           <dt>{t('contentType')}</dt>
           <dd>{c.content_type ?? t('noType')}</dd>
           <dt>{t('size')}</dt>
