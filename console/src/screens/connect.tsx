@@ -18,15 +18,7 @@ import {
 import { translator } from '../i18n.ts';
 import type { IssuedToken, Pipe } from '../pipe-model.ts';
 import { Link } from '../router.tsx';
-import {
-  ErrorNote,
-  Field,
-  Loading,
-  Notice,
-  Page,
-  ShownOnce,
-  useAction,
-} from '../ui/components.tsx';
+import { ErrorNote, Field, Loading, Notice, Page, ShownOnce, useAction } from '../ui/components.tsx';
 import { CopyBlock } from '../ui/curl-block.tsx';
 import { loadBots, loadReach } from '../ui/lookups.ts';
 import { useLoad } from '../ui/use-load.ts';
