@@ -245,6 +245,12 @@ export const CATALOGUE = {
     '管道 {pipe_id} 未设置签名方式，请先用 pipe/set-signature 设置',
     'Pipe {pipe_id} has no signature scheme; set one with pipe/set-signature',
   ),
+  SECRETS_KEY_MISSING: def(
+    40914,
+    409,
+    '未配置 SECRETS_KEY，无法重新加密签名密钥：请设置（openssl rand -hex 32），把旧密钥放进 SECRETS_KEYS_PREVIOUS 并重启',
+    'SECRETS_KEY is not set, so no secret can be sealed anew: set it (openssl rand -hex 32), list the old key in SECRETS_KEYS_PREVIOUS and restart',
+  ),
   // 40902-40909: platform directory (issue 5).
   MEMBER_EXISTS: def(
     40902,

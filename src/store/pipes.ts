@@ -202,6 +202,19 @@ export function createPipeStore({ Pipe }: PipeModels) {
       return r.matchedCount === 1;
     },
 
+    /** Ids of the pipes with a sealed signing secret, after `afterId` (paging by id), at most `limit`. */
+    async listSealedIds(afterId: string | null, limit: number): Promise<string[]> {
+      const query: Record<string, unknown> = { 'signature.secrets.sealed': { $type: 'string' } };
+      if (afterId !== null) query._id = { $gt: afterId };
+      // The driver's own find: mongoose casts `sealed` (a string path) and refuses the operator.
+      const docs = await Pipe.collection
+        .find(query as never, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map((d) => String(d._id));
+    },
+
     async delete(id: string): Promise<boolean> {
       const r = await Pipe.deleteOne({ _id: id });
       return r.deletedCount === 1;

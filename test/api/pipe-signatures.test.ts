@@ -510,6 +510,87 @@ describe('without SECRETS_KEY', () => {
   });
 });
 
+describe('re-sealing after a SECRETS_KEY change', () => {
+  interface Report {
+    pipes_checked: number;
+    pipes_resealed: number;
+    secrets_resealed: number;
+    unreadable: string[];
+  }
+  const reseal = (on: TestApp) =>
+    on.request<Report>('POST', '/admin/api/pipe/reseal-secrets', { admin: true });
+  const signedPost = (pipe: Created, secret: string, on: TestApp) => {
+    const raw = '{"content":"resealed"}';
+    return send(pipe.access_token, raw, { 'X-Hub-Signature-256': githubSignature(secret, raw) }, on);
+  };
+
+  it('seals every secret anew under the new key, so the old key can go; again is a no-op', async () => {
+    const newKey = randomBytes(32).toString('hex');
+    const strangerKey = randomBytes(32).toString('hex');
+    // Two secrets live on one pipe (a rotation's overlap): both are sealed anew.
+    const rotating = await createPipe('github');
+    const rotated = await app.request<{ signing_secret: string }>(
+      'POST',
+      '/admin/api/pipe/rotate-signing-secret',
+      {
+        admin: true,
+        json: { id: rotating.pipe.id, overlap_s: 3600 },
+      },
+    );
+    shown.push(rotated.body.data.signing_secret);
+    const plain = await createPipe('github');
+    // A pipe sealed under a key neither process knows: reported, left as it is.
+    const stranger = await startTestApp('pipe_signatures', { SECRETS_KEY: strangerKey }, { sharedWith: app });
+    const lost = await createPipe('github', stranger);
+    await stranger.close();
+
+    const moving = await startTestApp(
+      'pipe_signatures',
+      { SECRETS_KEY: newKey, SECRETS_KEYS_PREVIOUS: SECRETS_KEY },
+      { sharedWith: app },
+    );
+    const keyless = await startTestApp('pipe_signatures', { SECRETS_KEY: '' }, { sharedWith: app });
+    let after: TestApp | undefined;
+    try {
+      const refused = await reseal(keyless);
+      expect([refused.status, refused.body.code]).toEqual([409, 40914]);
+
+      const first = await reseal(moving);
+      expect(first.status).toBe(200);
+      const report = first.body.data;
+      expect(report.unreadable).toEqual([lost.pipe.id]);
+      // Every pipe sealed under the old key, this file's earlier ones too, was sealed anew.
+      expect(report.pipes_resealed).toBe(report.pipes_checked - 1);
+      expect(report.pipes_resealed).toBeGreaterThanOrEqual(2);
+      expect(report.secrets_resealed).toBeGreaterThanOrEqual(report.pipes_resealed + 1);
+      const again = await reseal(moving);
+      expect(again.body.data).toMatchObject({
+        pipes_checked: report.pipes_checked,
+        pipes_resealed: 0,
+        secrets_resealed: 0,
+      });
+
+      // Without the old key, every re-sealed secret still verifies, both of the rotating pipe's.
+      after = await startTestApp('pipe_signatures', { SECRETS_KEY: newKey }, { sharedWith: app });
+      for (const [pipe, secret] of [
+        [plain, plain.signing_secret!],
+        [rotating, rotating.signing_secret!],
+        [rotating, rotated.body.data.signing_secret],
+      ] as const) {
+        const r = await signedPost(pipe, secret, after);
+        expect([r.status, r.body.code]).toEqual([200, 0]);
+      }
+      const wrong = await signedPost(plain, 'not-the-secret-at-all', after);
+      expect([wrong.status, wrong.body.code]).toEqual([401, 40103]);
+      for (const on of [moving, after, keyless]) {
+        for (const secret of shown) expect(on.logText()).not.toContain(secret);
+      }
+    } finally {
+      await Promise.all([moving.close(), keyless.close(), after?.close()]);
+    }
+  });
+});
+
 describe('logs', () => {
   it('hold no secret the tests were shown, and no signature header value', () => {
     expect(shown.length).toBeGreaterThan(5);

@@ -3,6 +3,7 @@ import { pipeView } from '../../domain/pipes/pipes.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import {
   checkSignatureSetting,
+  resealSigningSecrets,
   rotateSigningSecret,
   type SignatureSetting,
   setPipeSignature,
@@ -23,7 +24,8 @@ import { compileValidator, idSchema } from '../validation.js';
 
 /*
  * Back office for verified senders (docs/pipes.md, "Verified senders"): a pipe's `signature` on
- * pipe/create (admin-pipes.ts), pipe/set-signature and pipe/rotate-signing-secret. A secret is
+ * pipe/create (admin-pipes.ts), pipe/set-signature, pipe/rotate-signing-secret and
+ * pipe/reseal-secrets (after a SECRETS_KEY change). A secret is
  * in the answer of the call that made it, and nowhere else.
  */
 
@@ -103,5 +105,9 @@ export function adminPipeSignatureRoutes(router: Router<HeraldState>, deps: Pipe
       ...(body.secret !== undefined ? { secret: body.secret } : {}),
     });
     reply(ctx, { ...rotated, pipe: pipeView(deps, rotated.pipe) });
+  });
+
+  router.post('/admin/api/pipe/reseal-secrets', admin, async (ctx) => {
+    reply(ctx, await resealSigningSecrets(deps));
   });
 }

@@ -12,7 +12,8 @@ import {
   type SignatureInput,
   type SignedScheme,
 } from './schemes.js';
-import { checkSecret, generateSecret, storeSecret } from './secrets.js';
+import { SecretUnreadableError } from './secret-box.js';
+import { checkSecret, generateSecret, sealContext, storeSecret } from './secrets.js';
 
 /*
  * Setting, changing and rotating a pipe's signature (back office: pipe/create's `signature`,
@@ -205,4 +206,68 @@ export async function rotateSigningSecret(
     });
     return { pipe, signing_secret: secret, previous_expires_at: expiresAt };
   });
+}
+
+/** Pipes read per store query while re-sealing. */
+const RESEAL_PAGE = 100;
+
+export interface ResealReport {
+  /** Pipes holding a sealed secret. */
+  readonly pipes_checked: number;
+  /** Pipes with at least one secret sealed anew under SECRETS_KEY. */
+  readonly pipes_resealed: number;
+  readonly secrets_resealed: number;
+  /** Pipes with a secret no configured key opens (left as they are): their senders fail until a new secret is set. */
+  readonly unreadable: readonly string[];
+}
+
+/**
+ * Seals every pipe's secrets anew under the current SECRETS_KEY: run after changing the key, so
+ * that the old one can leave SECRETS_KEYS_PREVIOUS. Each pipe is changed under its record lock, as
+ * the other signature changes are; a secret already under the current key is left alone, so the
+ * call can be repeated.
+ */
+export async function resealSigningSecrets(deps: PipeDeps): Promise<ResealReport> {
+  const box = deps.pipeRuntime.secrets;
+  if (!box.canSeal) throw new HeraldError('SECRETS_KEY_MISSING');
+  let checked = 0;
+  let resealedPipes = 0;
+  let resealedSecrets = 0;
+  const unreadable: string[] = [];
+  for (let after: string | null = null; ; ) {
+    const ids = await deps.store.pipes.listSealedIds(after, RESEAL_PAGE);
+    if (ids.length === 0) break;
+    after = ids[ids.length - 1] as string;
+    for (const id of ids) {
+      checked++;
+      const n = await withRecordLock(deps.redis, pipeLock(deps, id), async () => {
+        const found = await deps.store.pipes.getWithTokenHash(id);
+        const signature = found?.signature;
+        if (!signature) return 0;
+        let changed = 0;
+        const secrets = signature.secrets.map((s) => {
+          if (s.sealed === null || box.sealedWithCurrent(s.sealed)) return s;
+          const key = box.open(s.sealed, sealContext(id));
+          const sealed = box.seal(key, sealContext(id));
+          key.fill(0);
+          changed++;
+          return { ...s, sealed };
+        });
+        if (changed > 0) await save(deps, id, { ...signature, secrets });
+        return changed;
+      }).catch((err: unknown) => {
+        if (!(err instanceof SecretUnreadableError)) throw err;
+        unreadable.push(id);
+        return 0;
+      });
+      if (n > 0) resealedPipes++;
+      resealedSecrets += n;
+    }
+  }
+  return {
+    pipes_checked: checked,
+    pipes_resealed: resealedPipes,
+    secrets_resealed: resealedSecrets,
+    unreadable,
+  };
 }

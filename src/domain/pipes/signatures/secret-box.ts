@@ -57,6 +57,11 @@ export class SecretBox {
     ].join('.');
   }
 
+  /** Whether `sealed` was sealed with the current SECRETS_KEY (false for a previous key's or a stranger's). */
+  sealedWithCurrent(sealed: string): boolean {
+    return this.#current !== null && sealed.split('.')[1] === this.#current.id;
+  }
+
   /** Decrypts what seal() made for the same `context`; throws SecretUnreadableError otherwise. */
   open(sealed: string, context: string): Buffer {
     const parts = sealed.split('.');
