@@ -21,11 +21,13 @@ const routeSchema = new mongoose.Schema(
   { _id: false },
 );
 
-// Verified senders (issue 20, store/pipe-signature.ts): secrets sealed or hashed, never plain.
+// Verified senders (issue 20, store/pipe-signature.ts): secrets sealed or hashed, never plain
+// (a sender's public key is no secret).
 const signingSecretSchema = new mongoose.Schema(
   {
     sealed: { type: String, default: null },
     hash: { type: String, default: null },
+    public_key: { type: String, default: null },
     created_at: { type: Number, required: true },
     expires_at: { type: Number, default: null },
   },

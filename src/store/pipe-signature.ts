@@ -6,10 +6,15 @@
  */
 
 export interface StoredSigningSecret {
-  /** The HMAC key, sealed; null for a hashed token. */
+  /** The HMAC key, sealed; null for a hashed token or a public key. */
   readonly sealed: string | null;
-  /** SHA-256 (hex) of a shared token; null for a sealed key. */
+  /** SHA-256 (hex) of a shared token; null for a sealed key or a public key. */
   readonly hash: string | null;
+  /**
+   * Standard Webhooks' asymmetric signatures (v1a): the sender's ed25519 public key, base64 of its
+   * 32 bytes. Not a secret (the sender keeps the private key), so kept as it is; null otherwise.
+   */
+  readonly public_key: string | null;
   readonly created_at: number;
   /** When a rotated-out secret stops verifying (ms); null for the current one. */
   readonly expires_at: number | null;
@@ -50,6 +55,7 @@ interface SignatureDoc {
   secrets?: ReadonlyArray<{
     sealed?: string | null;
     hash?: string | null;
+    public_key?: string | null;
     created_at?: number;
     expires_at?: number | null;
   }>;
@@ -66,6 +72,7 @@ export function storedSignatureOf(doc: SignatureDoc | null | undefined): StoredS
     secrets: (doc.secrets ?? []).map((s) => ({
       sealed: s.sealed ?? null,
       hash: s.hash ?? null,
+      public_key: s.public_key ?? null,
       created_at: s.created_at ?? 0,
       expires_at: s.expires_at ?? null,
     })),

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, sign as edSign, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -587,6 +587,42 @@ describe('re-sealing after a SECRETS_KEY change', () => {
       }
     } finally {
       await Promise.all([moving.close(), keyless.close(), after?.close()]);
+    }
+  });
+});
+
+describe("standard-webhooks v1a: the sender's ed25519 public key", () => {
+  it('takes a whpk_ key without SECRETS_KEY, verifies v1a signatures, and answers a repeated webhook-id once', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const whpk = `whpk_${Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('base64')}`;
+    const keyless = await startTestApp('pipe_signatures', { SECRETS_KEY: '' }, { sharedWith: app });
+    try {
+      const made = await createPipe({ scheme: 'standard-webhooks', secret: whpk }, keyless);
+      expect(made.pipe.signature).toMatchObject({
+        scheme: 'standard-webhooks',
+        secrets: [{ expires_at: null }],
+      });
+      const raw = '{"content":"invoice paid"}';
+      const now = Math.floor(Date.now() / 1000);
+      const signed = (id: string, key = privateKey) => ({
+        'webhook-id': id,
+        'webhook-timestamp': String(now),
+        'webhook-signature': `v1a,${edSign(null, Buffer.from(`${id}.${now}.${raw}`), key).toString('base64')}`,
+      });
+      const first = await send(made.access_token, raw, signed('msg_v1a_1'), keyless);
+      expect([first.status, first.body.code], first.text).toEqual([200, 0]);
+      const again = await send(made.access_token, raw, signed('msg_v1a_1'), keyless);
+      expect(again.body.data.msg_id).toBe(first.body.data.msg_id);
+      const forged = await send(
+        made.access_token,
+        raw,
+        signed('msg_v1a_2', generateKeyPairSync('ed25519').privateKey),
+        keyless,
+      );
+      expect([forged.status, forged.body.code]).toEqual([401, 40103]);
+      expect((await jobsOf(made.pipe.id)).length).toBe(1);
+    } finally {
+      await keyless.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, sign as edSign, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -92,6 +92,7 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     expect(storeSecret(none, PIPE, 'gitlab', 'a-gitlab-secret-token', 1)).toEqual({
       sealed: null,
       hash: tokenHashOf('a-gitlab-secret-token'),
+      public_key: null,
       created_at: 1,
       expires_at: null,
     });
@@ -364,6 +365,78 @@ describe('standard-webhooks', () => {
     const forged = specSign(generateSecret('standard-webhooks'), VECTOR.id, t, VECTOR.payload);
     expect(at(t + 3600, headersOf(VECTOR.id, t, forged)).outcome).toBe('invalid');
     expect(at(t + 3600, headersOf(VECTOR.id, t, VECTOR.signature)).outcome).toBe('expired');
+  });
+});
+
+describe("standard-webhooks v1a: ed25519 signatures checked with the sender's public key", () => {
+  /** A sender's key pair, its public key written as Standard Webhooks writes it (whpk_ + base64). */
+  function senderKeys() {
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const x = publicKey.export({ format: 'jwk' }).x as string;
+    return { whpk: `whpk_${Buffer.from(x, 'base64url').toString('base64')}`, privateKey };
+  }
+  /** The spec's v1a: an ed25519 signature of `<id>.<timestamp>.<body>`, base64. */
+  const v1a = (
+    privateKey: ReturnType<typeof senderKeys>['privateKey'],
+    id: string,
+    ts: number,
+    payload: string,
+  ) => `v1a,${edSign(null, Buffer.from(`${id}.${ts}.${payload}`), privateKey).toString('base64')}`;
+  const payload = '{"type":"invoice.paid","id":42}';
+  const ts = 1_700_000_000;
+  const headers = (signature: string, t = ts) => ({
+    'webhook-id': 'msg_2a',
+    'webhook-timestamp': String(t),
+    'webhook-signature': signature,
+  });
+  const verifyAt = (check: SignatureCheck, h: Record<string, string>, nowS = ts) =>
+    verifySignature(check, { headers: h, wire: null, decoded: body(payload), now: nowS * 1000 });
+
+  it('keeps the public key as it is (no SECRETS_KEY needed) and verifies what its private key signed', () => {
+    const sender = senderKeys();
+    const keyless = new SecretBox(null);
+    const stored = storeSecret(keyless, PIPE, 'standard-webhooks', sender.whpk, 1);
+    expect(stored.sealed).toBeNull();
+    expect(stored.hash).toBeNull();
+    expect(`whpk_${stored.public_key}`).toBe(sender.whpk);
+    const check = checkFor('standard-webhooks', [{ secret: sender.whpk }], {}, keyless);
+    expect(check.unreadable).toBeNull();
+    const sig = v1a(sender.privateKey, 'msg_2a', ts, payload);
+    expect(verifyAt(check, headers(sig))).toEqual({ outcome: 'ok', webhookId: 'msg_2a' });
+    // Beside a v1 entry it cannot check (the list may hold both while a sender moves over).
+    expect(verifyAt(check, headers(`v1,${randomBytes(32).toString('base64')} ${sig}`)).outcome).toBe('ok');
+    // Another sender's key, another body, another id: invalid; the right signature too late: expired.
+    expect(verifyAt(check, headers(v1a(senderKeys().privateKey, 'msg_2a', ts, payload))).outcome).toBe(
+      'invalid',
+    );
+    expect(verifyAt(check, headers(v1a(sender.privateKey, 'msg_2a', ts, '{}'))).outcome).toBe('invalid');
+    expect(verifyAt(check, headers(v1a(sender.privateKey, 'msg_2b', ts, payload))).outcome).toBe('invalid');
+    expect(verifyAt(check, headers(sig), ts + SIGNATURE_TOLERANCE_S + 1).outcome).toBe('expired');
+    // Malformed entries are passed over, not thrown on.
+    expect(verifyAt(check, headers('v1a,not-base64!')).outcome).toBe('invalid');
+    expect(verifyAt(check, headers(`v1a,${randomBytes(63).toString('base64')}`)).outcome).toBe('invalid');
+  });
+
+  it('verifies across a rotation from an HMAC secret to a public key', () => {
+    const sender = senderKeys();
+    const old = generateSecret('standard-webhooks');
+    const check = checkFor('standard-webhooks', [
+      { secret: sender.whpk },
+      { secret: old, expiresAt: (ts + 60) * 1000 },
+    ]);
+    const hmac = `v1,${hmacBase64(Buffer.from(old.slice('whsec_'.length), 'base64'), `msg_2a.${ts}.${payload}`)}`;
+    expect(verifyAt(check, headers(hmac)).outcome).toBe('ok');
+    expect(verifyAt(check, headers(v1a(sender.privateKey, 'msg_2a', ts, payload))).outcome).toBe('ok');
+    // Past the overlap only the public key verifies.
+    const later = ts + 120;
+    const hmacLater = `v1,${hmacBase64(Buffer.from(old.slice('whsec_'.length), 'base64'), `msg_2a.${later}.${payload}`)}`;
+    expect(verifyAt(check, headers(hmacLater, later), later).outcome).toBe('invalid');
+  });
+
+  it('refuses a public key of the wrong size, naming the field', () => {
+    const short = `whpk_${randomBytes(31).toString('base64')}`;
+    expect(() => checkSecret('standard-webhooks', short, 'signature.secret')).toThrow(ValidationError);
+    expect(() => checkSecret('standard-webhooks', senderKeys().whpk)).not.toThrow();
   });
 });
 

@@ -8,7 +8,8 @@
  *   token itself; only its SHA-256 is stored). GitLab's signed webhooks (a "signing token") follow
  *   the Standard Webhooks scheme: use `standard-webhooks` for them.
  * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`
- *   over `<id>.<timestamp>.<body>`, the key being the base64 after `whsec_`; a timestamp more
+ *   over `<id>.<timestamp>.<body>`, the key being the base64 after `whsec_` (or `v1a,<base64>`,
+ *   an ed25519 signature checked with the sender's public key `whpk_...`); a timestamp more
  *   than SIGNATURE_TOLERANCE_S away from the clock is refused, and a webhook-id seen before is
  *   answered as a duplicate (the pipe's idempotency claim, ingest.ts).
  * - `hmac-sha256`: an HMAC-SHA256 of the body in a header the operator names, hex or base64,
@@ -38,6 +39,9 @@ export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 /** Standard Webhooks' secret serialization: `whsec_` and the key in base64. */
 export const WHSEC_PREFIX = 'whsec_';
+/** Standard Webhooks' public key serialization (v1a, ed25519): `whpk_` and the 32-byte key in base64. */
+export const WHPK_PREFIX = 'whpk_';
+export const ED25519_PUBLIC_KEY_BYTES = 32;
 
 /** The Standard Webhooks key sizes, in bytes: the spec's 24 to 64 (GitLab takes exactly 32). */
 export const WHSEC_MIN_BYTES = 24;

@@ -1,4 +1,12 @@
-import { createHmac, createSecretKey, hash, type KeyObject, timingSafeEqual } from 'node:crypto';
+import {
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  hash,
+  type KeyObject,
+  timingSafeEqual,
+  verify as verifySigned,
+} from 'node:crypto';
 import type { StoredSignature } from '../../../store/index.js';
 import type { RequestHeaders } from '../captures.js';
 import {
@@ -19,7 +27,7 @@ import { sealContext } from './secrets.js';
 /*
  * Checking a request's signature on the hot path, with node:crypto: one HMAC-SHA256 of the raw
  * body per live secret (two inside a rotation's overlap), compared in constant time with
- * timingSafeEqual on the decoded digests. The schemes' own packages are held to the same
+ * timingSafeEqual on the decoded digests (or, for a sender's ed25519 public key, crypto.verify). The schemes' own packages are held to the same
  * answers in test/domain/pipe-signatures.test.ts; why the door does not call them is in
  * docs/pipes.md (`npm run bench:signatures`).
  *
@@ -29,8 +37,10 @@ import { sealContext } from './secrets.js';
 
 /** One secret as the door uses it. */
 interface LiveSecret {
-  /** The HMAC key; null for a hashed token. */
+  /** The HMAC key; null for a hashed token or a public key. */
   readonly key: KeyObject | null;
+  /** A sender's ed25519 public key (Standard Webhooks v1a); null otherwise. */
+  readonly publicKey: KeyObject | null;
   /** SHA-256 of a shared token; null for an HMAC key. */
   readonly hash: Buffer | null;
   /** When it stops verifying (ms since the epoch); null: the current secret. */
@@ -60,11 +70,19 @@ export function openSignatureCheck(
   let unreadable: string | null = null;
   for (const s of stored.secrets) {
     if (s.hash !== null) {
-      secrets.push({ key: null, hash: Buffer.from(s.hash, 'hex'), expiresAt: s.expires_at });
+      secrets.push({ key: null, publicKey: null, hash: Buffer.from(s.hash, 'hex'), expiresAt: s.expires_at });
+    } else if (s.public_key !== null) {
+      try {
+        const x = Buffer.from(s.public_key, 'base64').toString('base64url');
+        const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+        secrets.push({ key: null, publicKey, hash: null, expiresAt: s.expires_at });
+      } catch {
+        unreadable = 'the stored public key is not an ed25519 key';
+      }
     } else if (s.sealed !== null) {
       try {
         const bytes = box.open(s.sealed, sealContext(pipeId));
-        secrets.push({ key: createSecretKey(bytes), hash: null, expiresAt: s.expires_at });
+        secrets.push({ key: createSecretKey(bytes), publicKey: null, hash: null, expiresAt: s.expires_at });
         bytes.fill(0);
       } catch (err) {
         unreadable = err instanceof SecretUnreadableError ? err.message : 'the secret could not be opened';
@@ -114,6 +132,9 @@ const INVALID: SignatureResult = { outcome: 'invalid', webhookId: null };
 const EXPIRED: SignatureResult = { outcome: 'expired', webhookId: null };
 
 const DIGEST_BYTES = 32;
+const ED25519_SIGNATURE_BYTES = 64;
+// 64 bytes are 86 base64 characters and two '=' of padding (optional here).
+const BASE64_ED25519 = /^[A-Za-z0-9+/]{86}(?:==)?$/;
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 // 32 bytes are 43 base64 characters and one '=' of padding (optional here).
 const BASE64_DIGEST = /^[A-Za-z0-9+/]{43}=?$/;
@@ -137,22 +158,37 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Whether a secret verifies at `now`: the current one, or one rotated out whose overlap has not ended. */
 const isLive = (s: LiveSecret, now: number): boolean => s.expiresAt === null || now < s.expiresAt;
 
-/** Whether some live key's HMAC of `prefix`, `lead` and `body` equals one of `given` (constant time). */
-function hmacMatches(
+/** What a request's signature header offers: HMAC digests, and ed25519 signatures (Standard Webhooks v1a). */
+interface Given {
+  readonly digests: readonly Buffer[];
+  readonly signatures: readonly Buffer[];
+}
+
+/**
+ * Whether some live key signed `prefix`, `lead` and `body`: its HMAC equals one of the given
+ * digests (constant time), or a public key verifies one of the given ed25519 signatures.
+ */
+function signedBy(
   check: SignatureCheck,
   now: number,
-  given: readonly Buffer[],
+  given: Given,
   prefix: string | null,
   lead: Buffer | null,
   body: Buffer,
 ): boolean {
   for (const s of check.secrets) {
-    if (s.key === null || !isLive(s, now)) continue;
-    const h = createHmac('sha256', s.key);
-    if (prefix !== null) h.update(prefix);
-    if (lead !== null) h.update(lead);
-    const digest = h.update(body).digest();
-    for (const g of given) if (timingSafeEqual(g, digest)) return true;
+    if (!isLive(s, now)) continue;
+    if (s.key !== null && given.digests.length > 0) {
+      const h = createHmac('sha256', s.key);
+      if (prefix !== null) h.update(prefix);
+      if (lead !== null) h.update(lead);
+      const digest = h.update(body).digest();
+      for (const g of given.digests) if (timingSafeEqual(g, digest)) return true;
+    }
+    if (s.publicKey !== null && given.signatures.length > 0) {
+      const data = Buffer.concat([Buffer.from(prefix ?? ''), lead ?? Buffer.alloc(0), body]);
+      for (const g of given.signatures) if (verifySigned(null, data, s.publicKey, g)) return true;
+    }
   }
   return false;
 }
@@ -163,17 +199,11 @@ function hmacMatches(
  * it arrived or, for senders that sign before compressing, `decoded`. The likeliest form is
  * tried first, the others only when it fails.
  */
-function bodyMatches(
-  req: SignedRequest,
-  check: SignatureCheck,
-  given: readonly Buffer[],
-  prefix: string | null,
-) {
+function bodyMatches(req: SignedRequest, check: SignatureCheck, given: Given, prefix: string | null) {
   const { wire, decoded, now } = req;
-  if (wire !== null && hmacMatches(check, now, given, prefix, null, wire)) return true;
+  if (wire !== null && signedBy(check, now, given, prefix, null, wire)) return true;
   return (
-    hmacMatches(check, now, given, prefix, null, decoded) ||
-    hmacMatches(check, now, given, prefix, BOM, decoded)
+    signedBy(check, now, given, prefix, null, decoded) || signedBy(check, now, given, prefix, BOM, decoded)
   );
 }
 
@@ -189,7 +219,7 @@ function verifyBodyHmac(
   if (!value.startsWith(prefix)) return INVALID;
   const digest = decodeDigest(value.slice(prefix.length), encoding);
   if (digest === null) return INVALID;
-  return bodyMatches(req, check, [digest], null) ? OK : INVALID;
+  return bodyMatches(req, check, { digests: [digest], signatures: [] }, null) ? OK : INVALID;
 }
 
 function verifyGitlabToken(check: SignatureCheck, req: SignedRequest): SignatureResult {
@@ -209,15 +239,21 @@ function verifyStandardWebhook(check: SignatureCheck, req: SignedRequest): Signa
   const signatures = headerOf(req.headers, WEBHOOK_SIGNATURE_HEADER);
   if (!id || !timestamp || !signatures) return MISSING;
   if (!WEBHOOK_ID.test(id) || !TIMESTAMP.test(timestamp)) return INVALID;
-  // A space-separated list (the sender signs with each of its secrets while it rotates them);
-  // only `v1` (HMAC-SHA256) is taken: `v1a` (ed25519) is not supported.
-  const given: Buffer[] = [];
+  // A space-separated list (the sender signs with each of its secrets while it rotates them):
+  // `v1,<HMAC-SHA256>` and `v1a,<ed25519 signature>`; other versions are passed over.
+  const digests: Buffer[] = [];
+  const signed: Buffer[] = [];
   for (const entry of signatures.split(' ')) {
-    if (!entry.startsWith('v1,')) continue;
-    const digest = decodeDigest(entry.slice(3), 'base64');
-    if (digest !== null && digest.length === DIGEST_BYTES) given.push(digest);
+    if (entry.startsWith('v1,')) {
+      const digest = decodeDigest(entry.slice(3), 'base64');
+      if (digest !== null && digest.length === DIGEST_BYTES) digests.push(digest);
+    } else if (entry.startsWith('v1a,') && BASE64_ED25519.test(entry.slice(4))) {
+      const sig = Buffer.from(entry.slice(4), 'base64');
+      if (sig.length === ED25519_SIGNATURE_BYTES) signed.push(sig);
+    }
   }
-  if (given.length === 0) return INVALID;
+  if (digests.length + signed.length === 0) return INVALID;
+  const given = { digests, signatures: signed };
   if (!bodyMatches(req, check, given, `${id}.${timestamp}.`)) return INVALID;
   // Checked after the signature, so that `expired` means a genuine request that is too old or
   // too new (a replay, or a sender's clock off), not any forgery.
