@@ -12,6 +12,7 @@ import {
   type ParsedTime,
   type ParsedZone,
   parseDateString,
+  type Wall,
   wallOf,
 } from './strtotime.js';
 import type { Value } from './value.js';
@@ -26,12 +27,12 @@ export interface ZoneAbbr {
 export class TwigDate extends MethodObject {
   readonly phpClass = 'DateTime';
   constructor(
-    /** ms since the epoch */
-    readonly ms: number,
+    /** ms since the epoch (changed only by the modify method, as PHP's DateTime is) */
+    public ms: number,
     /** IANA name, "UTC" or a fixed offset like "+08:00" */
-    readonly tz: string,
+    public tz: string,
     /** Set when a date string named its zone by abbreviation; `tz` is then its offset. */
-    readonly abbr?: ZoneAbbr,
+    public abbr?: ZoneAbbr,
   ) {
     super();
   }
@@ -43,9 +44,16 @@ export class TwigDate extends MethodObject {
       ['format', (st, args) => formatDate(st, this, toStr(args[0] ?? ''))],
       ['getoffset', () => offsetMinutes(this.ms, this.tz) * 60],
       ['diff', (_st, args) => this.diff(args[0], args[1])],
-      // PHP's modify changes the DateTime in place and answers it; Herald's dates are values
-      ['modify', (st, args) => modify(st, this, toStr(args[0] ?? ''))],
+      // PHP's modify changes the DateTime in place and answers it (the date_modify filter works
+      // on a copy, as Twig's converter clones)
+      ['modify', (st, args) => this.modifyInPlace(modify(st, this, toStr(args[0] ?? '')))],
     ]);
+  }
+  private modifyInPlace(to: TwigDate): TwigDate {
+    this.ms = to.ms;
+    this.tz = to.tz;
+    this.abbr = to.abbr;
+    return this;
   }
   private diff(other: Value | undefined, absolute: Value | undefined) {
     if (!(other instanceof TwigDate)) {
@@ -152,6 +160,16 @@ function parse(st: RenderState, text: string, caller: string): ParsedTime {
   }
 }
 
+/** applyRelative, its out-of-range error a render error. */
+function relative(wall: Wall, p: ParsedTime, text: string, caller: string): number {
+  try {
+    return applyRelative(wall, p);
+  } catch (err) {
+    if (err instanceof DateParseError) return fail(`${caller}: ${text}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** True when the parse names every field and nothing relative: the same instant at any "now". */
 function isAbsolute(p: ParsedTime): boolean {
   return (
@@ -172,7 +190,7 @@ function construct(st: RenderState, text: string): TwigDate {
   const p = parse(st, text, 'DateTime::__construct()');
   const wall = fillHoles(p, wallIn(st.now, st.timezone));
   const zone = p.zone ? zoneOf(p.zone) : { tz: st.timezone };
-  const ms = fromWall(applyRelative(wall, p), zone.tz);
+  const ms = fromWall(relative(wall, p, text, 'DateTime::__construct()'), zone.tz);
   if (isAbsolute(p)) {
     if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
     parsedCache.set(cacheKey, { ms, tz: zone.tz, abbr: zone.abbr });
@@ -190,7 +208,8 @@ export function modify(st: RenderState, base: TwigDate, text: string): TwigDate 
   const wall = overlay(p, wallIn(base.ms, base.tz));
   const utc = isTimestamp(p);
   const tz = utc ? '+00:00' : base.tz;
-  return new TwigDate(fromWall(applyRelative(wall, p), tz), tz, utc ? undefined : base.abbr);
+  const wallMs = relative(wall, p, text, 'DateTime::modify()');
+  return new TwigDate(fromWall(wallMs, tz), tz, utc ? undefined : base.abbr);
 }
 
 /** Twig's twig_date_converter: DateTime, timestamp, null (now) or a date string. */
@@ -200,13 +219,17 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     timezone === undefined || timezone === null || timezone === false
       ? st.timezone
       : checkTimezone(toStr(timezone));
-  if (v instanceof TwigDate) return keepTz ? v : new TwigDate(v.ms, tz);
+  // a copy, as Twig's converter clones a DateTime (the modify method changes its own date)
+  if (v instanceof TwigDate) return keepTz ? new TwigDate(v.ms, v.tz, v.abbr) : new TwigDate(v.ms, tz);
   if (v === null || v === undefined) return new TwigDate(st.now, tz);
   // Twig casts to string: true is "1" (a timestamp), false "" (now), floats as PHP prints them
   const s = toStr(v);
   if (/^-?[0-9]+$/.test(s)) {
     // "@<digits>": UTC, shown in the default zone unless the caller keeps the date's zone
-    return new TwigDate(Number(s) * 1000, keepTz ? '+00:00' : tz);
+    const ms = Number(s) * 1000;
+    // beyond what a JS date holds (the year 275,760); PHP goes on to the year 292 billion
+    if (!(Math.abs(ms) <= 8.64e15)) return fail(`The timestamp ${s} is out of the supported date range`);
+    return new TwigDate(ms, keepTz ? '+00:00' : tz);
   }
   const date = construct(st, s);
   return keepTz ? date : new TwigDate(date.ms, tz);

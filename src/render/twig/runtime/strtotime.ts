@@ -153,6 +153,11 @@ const datenoyear = `${monthtext}[ .\\t-]*${day}[,.stndrh\\t ]*`;
 
 type Action = (tok: Cursor, p: ParsedTime) => void;
 
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+const isLetter = (c: string | undefined): boolean =>
+  c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === 'µ');
+
 /** A matched token, read the way timelib's helpers read it (numbers, names, zone). */
 class Cursor {
   pos = 0;
@@ -162,15 +167,12 @@ class Cursor {
   }
   /** timelib_get_nr: skips to the next digit, reads at most `max` digits. */
   nr(max: number): { value: number; length: number } | null {
-    while (this.pos < this.text.length && !/[0-9]/.test(this.text[this.pos]!)) {
-      if (this.text[this.pos] === '\0') return null;
-      this.pos++;
-    }
+    const text = this.text;
+    while (this.pos < text.length && !isDigit(text[this.pos])) this.pos++;
     const start = this.pos;
-    while (this.pos < this.text.length && this.pos - start < max && /[0-9]/.test(this.text[this.pos]!))
-      this.pos++;
+    while (this.pos < text.length && this.pos - start < max && isDigit(text[this.pos])) this.pos++;
     if (this.pos === start) return null;
-    return { value: Number(this.text.slice(start, this.pos)), length: this.pos - start };
+    return { value: Number(text.slice(start, this.pos)), length: this.pos - start };
   }
   num(max: number): number {
     return this.nr(max)?.value ?? 0;
@@ -178,7 +180,7 @@ class Cursor {
   /** timelib_get_signed_nr: the minus signs before the number decide its sign. */
   signedNr(max: number): number {
     let sign = 1;
-    while (this.pos < this.text.length && !/[0-9]/.test(this.text[this.pos]!)) {
+    while (this.pos < this.text.length && !isDigit(this.text[this.pos])) {
       if (this.text[this.pos] === '-') sign = -sign;
       this.pos++;
     }
@@ -212,9 +214,9 @@ class Cursor {
   }
   /** A word of letters (relative text, unit). */
   word(): string {
-    const w = /^[A-Za-zµ]+/.exec(this.rest)?.[0] ?? '';
-    this.pos += w.length;
-    return w.toLowerCase();
+    const start = this.pos;
+    while (this.pos < this.text.length && isLetter(this.text[this.pos])) this.pos++;
+    return this.text.slice(start, this.pos).toLowerCase();
   }
 }
 
@@ -497,13 +499,10 @@ function rule(first: string, source: string | Rule['match'], action: Action): Ru
   const re = new RegExp(source, 'y');
   const match = (text: string, pos: number): number => {
     re.lastIndex = pos;
-    return re.exec(text)?.[0].length ?? 0;
+    return re.test(text) ? re.lastIndex - pos : 0;
   };
   return { first: new RegExp(first), match, action };
 }
-
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
 
 /**
  * timelib's `relative` (relnumber space? (reltextunit | 'week')) without a regex: it is the rule
@@ -520,9 +519,11 @@ function matchRelative(text: string, pos: number): number {
   if (k === digits || isDigit(text[k])) return 0;
   while (isBlank(text[k])) k++;
   let end = k;
-  while (end < text.length && end - k < 12 && /[A-Za-zµ]/.test(text[end]!)) end++;
-  for (let len = end - k; len >= 2; len--) {
-    if (RELUNITS.has(text.slice(k, k + len).toLowerCase())) return k + len - pos;
+  while (end < text.length && end - k < 12 && isLetter(text[end])) end++;
+  const word = text.slice(k, end).toLowerCase();
+  if (RELUNITS.has(word)) return end - pos;
+  for (let len = word.length - 1; len >= 2; len--) {
+    if (RELUNITS.has(word.slice(0, len))) return k + len - pos;
   }
   return 0;
 }
