@@ -191,7 +191,8 @@ class Cursor {
     const m = /^[.,]?([0-9]+)/.exec(this.rest);
     if (!m) return 0;
     this.pos += m[0].length;
-    return Math.round(Number(`0.${m[1]}`) * 1e6);
+    // microseconds: PHP keeps the first six digits and drops the rest
+    return Number(m[1]!.slice(0, 6).padEnd(6, '0'));
   }
   skipDaySuffix(): void {
     if (/^(?:st|nd|rd|th)/i.test(this.rest)) this.pos += 2;
@@ -952,7 +953,7 @@ export function parseDateString(input: string, step: () => void = () => {}): Par
     p.h = Number(iso[4]);
     p.i = Number(iso[5]);
     p.s = Number(iso[6]);
-    p.us = iso[7] === undefined ? 0 : Math.round(Number(`0.${iso[7]}`) * 1e6);
+    p.us = iso[7] === undefined ? 0 : Number(iso[7].padEnd(6, '0'));
     const zone = iso[8];
     if (zone !== undefined) {
       p.haveZone = 1;
