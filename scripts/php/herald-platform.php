@@ -100,12 +100,17 @@ function yaml_escape($value, $mode = 0): string
 {
     $s = stringify($value);
     if ((int) $mode === 1) {
-        // Inside a YAML single-quoted scalar: quote doubled; a line break is written twice so
-        // YAML line folding gives the original line break back.
-        return str_replace(["'", "\n"], ["''", "\n\n"], $s);
+        // Inside a YAML single-quoted scalar: quote doubled; a run of k line breaks (LF, CRLF or
+        // CR) is written as k + 1 LFs, which YAML line folding reads back as k.
+        $s = str_replace("'", "''", $s);
+        return preg_replace_callback('/(?:\r\n|\r|\n)+/', static function (array $m): string {
+            return str_repeat("\n", preg_match_all('/\r\n|\r|\n/', $m[0]) + 1);
+        }, $s);
     }
-    // Inside a YAML double-quoted scalar.
-    return preg_replace_callback('/[\x00-\x1F\x7F"\\\\]/', static function (array $m): string {
+    // Inside a YAML double-quoted scalar: one line that parses back to exactly the input. YAML
+    // 1.1's line breaks (U+0085, U+2028, U+2029) and what YAML does not allow raw (C0, DEL, C1,
+    // U+FEFF, U+FFFE, U+FFFF) are escaped.
+    return preg_replace_callback('/[\x00-\x1F\x7F"\\\\]|[\x{80}-\x{9F}\x{2028}\x{2029}\x{FEFF}\x{FFFE}\x{FFFF}]/u', static function (array $m): string {
         switch ($m[0]) {
             case '\\':
                 return '\\\\';
@@ -117,9 +122,15 @@ function yaml_escape($value, $mode = 0): string
                 return '\\r';
             case "\t":
                 return '\\t';
-            default:
-                return sprintf('\\x%02X', ord($m[0]));
+            case "\u{85}":
+                return '\\N';
+            case "\u{2028}":
+                return '\\L';
+            case "\u{2029}":
+                return '\\P';
         }
+        $c = mb_ord($m[0], 'UTF-8');
+        return $c < 0x100 ? sprintf('\\x%02X', $c) : sprintf('\\u%04X', $c);
     }, $s);
 }
 

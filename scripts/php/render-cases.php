@@ -30,6 +30,8 @@ require __DIR__ . '/herald-platform.php';
 use Twig\Environment;
 use Twig\Extension\CoreExtension;
 use Twig\Loader\ArrayLoader;
+use Twig\TwigFilter;
+use Twig\TwigFunction;
 
 const TWIG_VERSION_PREFIX = '3.5.';
 
@@ -75,6 +77,72 @@ if ($files === []) {
     exit(2);
 }
 
+/** conformance.test.ts's FIXED_NOW: 2024-01-15T12:00:00Z, a Monday. */
+const FIXED_NOW = 1705320000;
+
+/**
+ * What twig_date_converter would make of $date if the clock read FIXED_NOW. PHP has no way to set
+ * `new DateTime($text)`'s clock, so a date string is read with strtotime($text, FIXED_NOW), which
+ * runs the same timelib steps (parse, fill the fields the text leaves out from "now" in the
+ * default zone, apply the relative parts) with that "now"; the parsed fraction of a second and
+ * zone are put back from date_parse(). Only sub-second relative units ("+500 ms") would differ:
+ * cases do not use them. Anything else (DateTime, timestamps, an unparsable string) goes to Twig
+ * unchanged, so Twig's own converter handles it, errors included.
+ */
+function fixed_clock(Environment $env, $date)
+{
+    $tz = $env->getExtension(CoreExtension::class)->getTimezone();
+    if ($date === null || $date === 'now') {
+        return (new \DateTime('@' . FIXED_NOW))->setTimezone($tz);
+    }
+    if (is_object($date) || is_array($date)) {
+        return $date;
+    }
+    $text = (string) $date;
+    if (trim($text) === '') {
+        // new DateTime('') is "now"; strtotime('') answers false
+        return (new \DateTime('@' . FIXED_NOW))->setTimezone($tz);
+    }
+    if (ctype_digit($text) || ($text !== '' && $text[0] === '-' && ctype_digit(substr($text, 1)))) {
+        return $date;
+    }
+    $ts = strtotime($text, FIXED_NOW);
+    if ($ts === false) {
+        return $date;
+    }
+    $parsed = date_parse($text);
+    $us = $parsed['fraction'] !== false ? (int) round($parsed['fraction'] * 1e6) : 0;
+    $result = \DateTime::createFromFormat('U.u', sprintf('%d.%06d', $ts, $us));
+    $zone = $tz;
+    switch ($parsed['zone_type'] ?? 0) {
+        case 1:
+            $z = (int) $parsed['zone'];
+            $zone = new \DateTimeZone(sprintf('%s%02d:%02d', $z < 0 ? '-' : '+', intdiv(abs($z), 3600), intdiv(abs($z) % 3600, 60)));
+            break;
+        case 2:
+            $zone = new \DateTimeZone($parsed['tz_abbr']);
+            break;
+        case 3:
+            $zone = new \DateTimeZone($parsed['tz_id']);
+            break;
+    }
+    return $result->setTimezone($zone);
+}
+
+/** The date filter, date_modify filter and date function of Twig 3.5, on the fixed clock. */
+function install_fixed_clock(Environment $twig): void
+{
+    $twig->addFilter(new TwigFilter('date', static function (Environment $env, $date, $format = null, $timezone = null) {
+        return twig_date_format_filter($env, fixed_clock($env, $date), $format, $timezone);
+    }, ['needs_environment' => true]));
+    $twig->addFilter(new TwigFilter('date_modify', static function (Environment $env, $date, $modifier) {
+        return twig_date_modify_filter($env, fixed_clock($env, $date), $modifier);
+    }, ['needs_environment' => true]));
+    $twig->addFunction(new TwigFunction('date', static function (Environment $env, $date = null, $timezone = null) {
+        return twig_date_converter($env, fixed_clock($env, $date), $timezone);
+    }, ['needs_environment' => true]));
+}
+
 function render_case(string $template, $data, array $platform, array $variables = []): array
 {
     $loader = new ArrayLoader(['template' => $template]);
@@ -87,6 +155,7 @@ function render_case(string $template, $data, array $platform, array $variables 
     ]);
     $twig->getExtension(CoreExtension::class)->setTimezone('UTC');
     \Herald\Conformance\install($twig, $platform);
+    install_fixed_clock($twig);
     mt_srand(0);
     try {
         $output = $twig->render('template', ['data' => $data] + $variables);

@@ -35,7 +35,10 @@ const expectedDir = new URL('expected/', conformanceDir);
  */
 const UNTIMED = { limits: { maxRenderMs: 5_000 } };
 
-/** Templates must not depend on the clock; a fixed instant keeps any accidental use stable. */
+/**
+ * "Now" of every render, a Monday: relative dates ("tomorrow", "next monday", date()) are read
+ * from it. scripts/php/render-cases.php gives PHP's date filter and function the same instant.
+ */
 const FIXED_NOW = Date.UTC(2024, 0, 15, 12, 0, 0);
 
 function readJson<T>(url: URL): T {
@@ -70,8 +73,6 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'f-abs': 'abs of an integer beyond 2^53 (PHP_INT_MIN neighbourhood)',
   'cmp-null-bool-array': '`1 is same as(1.0)` needs separate int and float types',
   'expr-int-max-neighbours': 'PHP_INT_MAX overflow into floats needs 64-bit integers',
-  'date-strings-and-numbers':
-    "PHP's date parser reads 1700000000.5 as a date in 1699; Herald refuses it with an error",
 };
 
 function render(testCase: ConformanceCase, data: unknown): string {

@@ -11,6 +11,7 @@ import {
 } from 'yaml';
 import { CardSyntaxError } from '../errors/card-syntax-error.js';
 import { lineColumn } from './line-column.js';
+import { indentQuotedContinuations } from './yaml-quoted-lines.js';
 
 /**
  * Safe YAML: the template output is untrusted (it embeds user data), so only plain data is
@@ -28,6 +29,22 @@ export const YAML_OPTIONS = {
 } satisfies ParseOptions & DocumentOptions & SchemaOptions;
 
 export function parseYaml(text: string): unknown {
+  try {
+    return parseStrict(text);
+  } catch (err) {
+    // PHP's YAML readers take quoted scalars whose continuation lines are indented too little
+    // (yaml-quoted-lines.ts); so does Herald, keeping the strict parse's error otherwise.
+    const indented = err instanceof CardSyntaxError ? indentQuotedContinuations(text) : text;
+    if (indented === text) throw err;
+    try {
+      return parseStrict(indented);
+    } catch {
+      throw err;
+    }
+  }
+}
+
+function parseStrict(text: string): unknown {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter });
   // An empty text parses to no document at all; reject it here rather than as "not a list".

@@ -1,17 +1,38 @@
 import { toStr } from './convert.js';
+import { diffDates, TwigInterval } from './date-interval.js';
 import { fail } from './fault.js';
 import { type Method, MethodObject } from './method-object.js';
 import type { RenderState } from './state.js';
+import {
+  applyRelative,
+  DateParseError,
+  fillHoles,
+  isTimestamp,
+  overlay,
+  type ParsedTime,
+  type ParsedZone,
+  parseDateString,
+  type Wall,
+  wallOf,
+} from './strtotime.js';
 import type { Value } from './value.js';
+
+/** A zone abbreviation a date string named ("EST", "CEST"): PHP shows it with `e` and `T`. */
+export interface ZoneAbbr {
+  readonly name: string;
+  readonly dst: boolean;
+}
 
 /** A point in time with the timezone it is shown in (PHP's DateTime, as the date filters use it). */
 export class TwigDate extends MethodObject {
   readonly phpClass = 'DateTime';
   constructor(
-    /** ms since the epoch */
-    readonly ms: number,
+    /** ms since the epoch (changed only by the modify method, as PHP's DateTime is) */
+    public ms: number,
     /** IANA name, "UTC" or a fixed offset like "+08:00" */
-    readonly tz: string,
+    public tz: string,
+    /** Set when a date string named its zone by abbreviation; `tz` is then its offset. */
+    public abbr?: ZoneAbbr,
   ) {
     super();
   }
@@ -22,7 +43,32 @@ export class TwigDate extends MethodObject {
       ['gettimestamp', () => Math.floor(this.ms / 1000)],
       ['format', (st, args) => formatDate(st, this, toStr(args[0] ?? ''))],
       ['getoffset', () => offsetMinutes(this.ms, this.tz) * 60],
+      ['diff', (_st, args) => this.diff(args[0], args[1])],
+      // PHP's modify changes the DateTime in place and answers it (the date_modify filter works
+      // on a copy, as Twig's converter clones)
+      ['modify', (st, args) => this.modifyInPlace(modify(st, this, toStr(args[0] ?? '')))],
     ]);
+  }
+  private modifyInPlace(to: TwigDate): TwigDate {
+    this.ms = to.ms;
+    this.tz = to.tz;
+    this.abbr = to.abbr;
+    return this;
+  }
+  private diff(other: Value | undefined, absolute: Value | undefined) {
+    if (!(other instanceof TwigDate)) {
+      return fail('DateTime::diff(): Argument #1 ($targetObject) must be of type DateTimeInterface');
+    }
+    const iv = diffDates(
+      this.ms,
+      offsetMinutes(this.ms, this.tz) * 60000,
+      other.ms,
+      offsetMinutes(other.ms, other.tz) * 60000,
+    );
+    if (absolute === true && iv.invert) {
+      return new TwigInterval(iv.y, iv.m, iv.d, iv.h, iv.i, iv.s, iv.us, 0, iv.days);
+    }
+    return iv;
   }
   compareKey(): number {
     return this.ms;
@@ -78,101 +124,92 @@ export function offsetMinutes(ms: number, tz: string): number {
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
 }
 
-/** ms for a wall-clock time in a timezone. */
-function wallToMs(
-  y: number,
-  mo: number,
-  d: number,
-  h: number,
-  mi: number,
-  s: number,
-  frac: number,
-  tz: string,
-): number {
-  const guess = Date.UTC(y, mo - 1, d, h, mi, s) + frac;
-  const off1 = offsetMinutes(guess, tz);
-  const off2 = offsetMinutes(guess - off1 * 60000, tz);
-  return guess - off2 * 60000;
+/** ms since the epoch of a wall-clock time (ms read as UTC, fraction kept) in a timezone. */
+function fromWall(wallMs: number, tz: string): number {
+  const off1 = offsetMinutes(wallMs, tz);
+  const off2 = offsetMinutes(wallMs - off1 * 60000, tz);
+  return wallMs - off2 * 60000;
 }
 
-/** ISO date strings seen recently (webhook timestamps repeat across renders): string -> instant. */
-const parsedCache = new Map<string, { ms: number; tz: string }>();
-const PARSED_CACHE_MAX = 2048;
-
-const ISO =
-  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$/i;
-const UNITS: Record<string, number> = {
-  sec: 1,
-  second: 1,
-  min: 60,
-  minute: 60,
-  hour: 3600,
-  day: 86400,
-  week: 604800,
-  fortnight: 1209600,
-};
-
-const DAY_OF_MONTH = /(first|last) day of (this|next|last|previous) month\s*/y;
-const DAY_WORD = /(now|today|midnight|tomorrow|yesterday|noon)\b\s*/y;
-const RELATIVE = /([+-]?\s*\d+)\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b\s*/y;
-
-/** The sticky `re` matched at `at` in `text`, or null. */
-function matchAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
-  re.lastIndex = at;
-  return re.exec(text);
+/** The wall clock of `ms` in `tz`, as fields. */
+function wallIn(ms: number, tz: string) {
+  return wallOf(ms + offsetMinutes(ms, tz) * 60000);
 }
 
 /**
- * Applies "+1 day", "-2 hours", "tomorrow", "midnight" style modifiers (a subset of PHP's). The
- * modifier is the template's to choose: each of its terms is a step of the render's budget.
+ * Date strings seen recently that name an absolute instant (webhook timestamps repeat across
+ * renders): the parse does not depend on "now", so string and default zone give the result.
+ */
+const parsedCache = new Map<string, { ms: number; tz: string; abbr: ZoneAbbr | undefined }>();
+const PARSED_CACHE_MAX = 2048;
+
+function zoneOf(zone: ParsedZone): { tz: string; abbr?: ZoneAbbr } {
+  if (zone.kind === 'id') return { tz: zone.name };
+  const tz = offsetString(zone.minutes, true);
+  return zone.kind === 'abbr' ? { tz, abbr: { name: zone.name, dst: zone.dst } } : { tz };
+}
+
+function parse(st: RenderState, text: string, caller: string): ParsedTime {
+  try {
+    return parseDateString(text, () => st.step());
+  } catch (err) {
+    if (err instanceof DateParseError) {
+      return fail(`${caller}: Failed to parse time string (${text}): ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** applyRelative, its out-of-range error a render error. */
+function relative(wall: Wall, p: ParsedTime, text: string, caller: string): number {
+  try {
+    return applyRelative(wall, p);
+  } catch (err) {
+    if (err instanceof DateParseError) return fail(`${caller}: ${text}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** True when the parse names every field and nothing relative: the same instant at any "now". */
+function isAbsolute(p: ParsedTime): boolean {
+  return (
+    !p.haveRelative &&
+    p.y !== null &&
+    p.m !== null &&
+    p.d !== null &&
+    ((p.h !== null && p.i !== null && p.s !== null) || (p.haveDate && !p.haveTime))
+  );
+}
+
+/** `new DateTime($text, $defaultTz)`: the string's own zone if it names one. */
+function construct(st: RenderState, text: string): TwigDate {
+  if (text === 'now') return new TwigDate(st.now, st.timezone);
+  const cacheKey = `${st.timezone}|${text}`;
+  const cached = parsedCache.get(cacheKey);
+  if (cached !== undefined) return new TwigDate(cached.ms, cached.tz, cached.abbr);
+  const p = parse(st, text, 'DateTime::__construct()');
+  const wall = fillHoles(p, wallIn(st.now, st.timezone));
+  const zone = p.zone ? zoneOf(p.zone) : { tz: st.timezone };
+  const ms = fromWall(relative(wall, p, text, 'DateTime::__construct()'), zone.tz);
+  if (isAbsolute(p)) {
+    if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
+    parsedCache.set(cacheKey, { ms, tz: zone.tz, abbr: zone.abbr });
+  }
+  return new TwigDate(ms, zone.tz, zone.abbr);
+}
+
+/**
+ * DateTime::modify: the string's fields replace the date's, its relative parts move it (PHP's
+ * whole grammar: "+1 day", "next monday", "last day of next month", "noon"...). The zone stays,
+ * except after "@<timestamp>", which moves the date to UTC as PHP does.
  */
 export function modify(st: RenderState, base: TwigDate, text: string): TwigDate {
-  let ms = base.ms;
-  const rest = text.trim().toLowerCase();
-  const startOfDay = (t: number): number => {
-    const off = offsetMinutes(t, base.tz) * 60000;
-    return Math.floor((t + off) / 86400000) * 86400000 - off;
-  };
-  let at = 0;
-  while (at < rest.length) {
-    st.step();
-    const dayOf = matchAt(DAY_OF_MONTH, rest, at);
-    if (dayOf) {
-      const off = offsetMinutes(ms, base.tz) * 60000;
-      const d = new Date(ms + off);
-      const shift = dayOf[2] === 'next' ? 1 : dayOf[2] === 'this' ? 0 : -1;
-      const month = d.getUTCMonth() + shift + (dayOf[1] === 'last' ? 1 : 0);
-      const day = dayOf[1] === 'first' ? 1 : 0;
-      ms =
-        Date.UTC(d.getUTCFullYear(), month, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) - off;
-      at += dayOf[0].length;
-      continue;
-    }
-    const word = matchAt(DAY_WORD, rest, at);
-    const rel = word ? null : matchAt(RELATIVE, rest, at);
-    if (word) {
-      const w = word[1]!;
-      if (w === 'today' || w === 'midnight') ms = startOfDay(ms);
-      else if (w === 'tomorrow') ms = startOfDay(ms) + 86400000;
-      else if (w === 'yesterday') ms = startOfDay(ms) - 86400000;
-      else if (w === 'noon') ms = startOfDay(ms) + 43200000;
-      at += word[0].length;
-    } else if (rel) {
-      const n = Number(rel[1]!.replace(/\s+/g, ''));
-      const unit = rel[2]!;
-      if (unit === 'month' || unit === 'year') {
-        const off = offsetMinutes(ms, base.tz) * 60000;
-        const d = new Date(ms + off);
-        if (unit === 'month') d.setUTCMonth(d.getUTCMonth() + n);
-        else d.setUTCFullYear(d.getUTCFullYear() + n);
-        ms = d.getTime() - off;
-      } else ms += n * UNITS[unit]! * 1000;
-      at += rel[0].length;
-    } else {
-      return fail(`DateTime::modify(): Failed to parse time string (${text})`);
-    }
-  }
-  return new TwigDate(ms, base.tz);
+  const p = parse(st, text, 'DateTime::modify()');
+  const wall = overlay(p, wallIn(base.ms, base.tz));
+  const utc = isTimestamp(p);
+  const tz = utc ? '+00:00' : base.tz;
+  const wallMs = relative(wall, p, text, 'DateTime::modify()');
+  return new TwigDate(fromWall(wallMs, tz), tz, utc ? undefined : base.abbr);
 }
 
 /** Twig's twig_date_converter: DateTime, timestamp, null (now) or a date string. */
@@ -182,70 +219,20 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     timezone === undefined || timezone === null || timezone === false
       ? st.timezone
       : checkTimezone(toStr(timezone));
-  if (v instanceof TwigDate) return keepTz ? v : new TwigDate(v.ms, tz);
+  // a copy, as Twig's converter clones a DateTime (the modify method changes its own date)
+  if (v instanceof TwigDate) return keepTz ? new TwigDate(v.ms, v.tz, v.abbr) : new TwigDate(v.ms, tz);
   if (v === null || v === undefined) return new TwigDate(st.now, tz);
-  if ((typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v))) {
-    return new TwigDate(Number(v) * 1000, tz);
+  // Twig casts to string: true is "1" (a timestamp), false "" (now), floats as PHP prints them
+  const s = toStr(v);
+  if (/^-?[0-9]+$/.test(s)) {
+    // "@<digits>": UTC, shown in the default zone unless the caller keeps the date's zone
+    const ms = Number(s) * 1000;
+    // beyond what a JS date holds (the year 275,760); PHP goes on to the year 292 billion
+    if (!(Math.abs(ms) <= 8.64e15)) return fail(`The timestamp ${s} is out of the supported date range`);
+    return new TwigDate(ms, keepTz ? '+00:00' : tz);
   }
-  // PHP hands "1700000000.5" to DateTime's parser, which reads it as something else entirely
-  if (typeof v === 'number') return fail(`Failed to parse time string (${toStr(v)})`);
-  const s = toStr(v).trim();
-  if (s === '' || /^now$/i.test(s)) return new TwigDate(st.now, tz);
-  const at = /^@(-?\d+(?:\.\d+)?)$/.exec(s);
-  if (at) return new TwigDate(Number(at[1]) * 1000, keepTz ? '+00:00' : tz);
-  const cacheKey = `${st.timezone}|${s}`;
-  const cached = parsedCache.get(cacheKey);
-  if (cached !== undefined) return new TwigDate(cached.ms, keepTz ? cached.tz : tz);
-  const m = ISO.exec(s);
-  if (m) {
-    const zone = m[8];
-    let srcTz = st.timezone;
-    if (zone)
-      srcTz = /^(z|utc|gmt)$/i.test(zone)
-        ? 'UTC'
-        : zone.length === 5
-          ? `${zone.slice(0, 3)}:${zone.slice(3)}`
-          : zone;
-    const frac = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
-    const ms = wallToMs(
-      Number(m[1]),
-      Number(m[2]),
-      Number(m[3]),
-      Number(m[4] ?? 0),
-      Number(m[5] ?? 0),
-      Number(m[6] ?? 0),
-      frac,
-      srcTz,
-    );
-    if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
-    parsedCache.set(cacheKey, { ms, tz: srcTz });
-    return new TwigDate(ms, keepTz ? srcTz : tz);
-  }
-  const rel =
-    /^[+-]?\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?\b|^(today|tomorrow|yesterday|midnight|noon)\b|^(first|last) day of/i.test(
-      s,
-    );
-  if (rel) return modify(st, new TwigDate(st.now, tz), s);
-  // Other formats ("15 Jan 2024", "01/15/2024"): read the wall clock as UTC, then place it in the
-  // default timezone, never in the host's local zone.
-  const asUtc = Date.parse(`${s} UTC`);
-  if (!Number.isNaN(asUtc)) {
-    const d = new Date(asUtc);
-    const ms = wallToMs(
-      d.getUTCFullYear(),
-      d.getUTCMonth() + 1,
-      d.getUTCDate(),
-      d.getUTCHours(),
-      d.getUTCMinutes(),
-      d.getUTCSeconds(),
-      d.getUTCMilliseconds(),
-      st.timezone,
-    );
-    return new TwigDate(ms, tz);
-  }
-  const parsed = Date.parse(s);
-  if (!Number.isNaN(parsed)) return new TwigDate(parsed, tz);
-  return fail(`Failed to parse time string (${s})`);
+  const date = construct(st, s);
+  return keepTz ? date : new TwigDate(date.ms, tz);
 }
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -404,11 +391,14 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
         out += String(Math.floor(micros / 1000)).padStart(3, '0');
         break;
       case 'e':
-        out += d.tz;
+        out += d.abbr ? d.abbr.name : d.tz;
         break;
       case 'I':
-        out +=
-          d.tz === 'UTC' || OFFSET_RE.test(d.tz)
+        out += d.abbr
+          ? d.abbr.dst
+            ? '1'
+            : '0'
+          : d.tz === 'UTC' || OFFSET_RE.test(d.tz)
             ? '0'
             : offsetMinutes(d.ms, d.tz) !== offsetMinutes(Date.UTC(Y, 0, 1), d.tz)
               ? '1'
@@ -424,7 +414,14 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
         out += off === 0 ? 'Z' : offsetString(off, true);
         break;
       case 'T':
-        abbr ??= d.tz === 'UTC' ? 'UTC' : OFFSET_RE.test(d.tz) ? offsetString(off, true) : tzAbbr(d);
+        // an offset zone has no abbreviation: PHP 8.2 prints "GMT+0530"
+        abbr ??= d.abbr
+          ? d.abbr.name
+          : d.tz === 'UTC'
+            ? 'UTC'
+            : OFFSET_RE.test(d.tz)
+              ? `GMT${offsetString(off, false)}`
+              : tzAbbr(d);
         out += abbr;
         break;
       case 'Z':
