@@ -11,7 +11,7 @@ import { allNeeds, PLATFORM_GLOBALS, type PlatformNeeds, recordNeed } from './pl
 import { Arrow } from './runtime/arrow.js';
 import { type AttrType, getAttribute, hasAttribute } from './runtime/attribute.js';
 import { compare, looseEquals } from './runtime/compare.js';
-import { toBool, toStr } from './runtime/convert.js';
+import { castStr, toBool } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
 import { toKey } from './runtime/keys.js';
 import * as ops from './runtime/ops.js';
@@ -129,7 +129,7 @@ export class ExprCompiler {
         const parts = e.parts.map((p) => this.compile(p));
         return (f) => {
           let s = '';
-          for (const p of parts) s += toStr(p(f));
+          for (const p of parts) s += castStr(p(f));
           if (s.length > 4096) f.st.checkString(s.length);
           return s;
         };
@@ -185,7 +185,9 @@ export class ExprCompiler {
     const source = this.source;
     return (f) => {
       try {
-        return fn(f);
+        const v = fn(f);
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return v;
       } catch (err) {
         throw locate(err, source, pos);
       }

@@ -1,5 +1,5 @@
 import { Arrow } from '../runtime/arrow.js';
-import { toBool, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { castStr, toBool, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { jsonEncode } from '../runtime/json.js';
 import { toKey } from '../runtime/keys.js';
@@ -82,7 +82,7 @@ function join(st: RenderState, v: Value, a: Args): Value {
   else items = [v];
   st.step(items.length);
   if (items.length === 0) return '';
-  const strs = items.map(toStr);
+  const strs = items.map(castStr);
   let total = glue.length * strs.length;
   for (const s of strs) total += s.length;
   st.checkString(total);

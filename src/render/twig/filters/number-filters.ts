@@ -1,4 +1,4 @@
-import { isNumericString, parseNumeric, toArith, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { isNumericString, parseNumeric, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { PhpArray } from '../runtime/php-array.js';
 import { phpRound } from '../runtime/php-round.js';
@@ -49,7 +49,8 @@ export const NUMBER_FILTERS: Readonly<Record<string, FilterDef>> = {
   round: filter(['precision', 'method'], (_st, v, a) => {
     const precision = toInt(a[0] ?? 0);
     const method = a[1] === undefined ? 'common' : toStr(a[1]);
-    const n = toArith(v, 0, 'round', true);
+    // twig_round casts with (float) first: "abc" is 0 and "5 items" 5, without a warning
+    const n = toFloat(v);
     if (method === 'common') return phpRound(n, precision);
     if (method !== 'ceil' && method !== 'floor') {
       return fail('The round filter only supports the "common", "ceil", and "floor" methods.');

@@ -1,5 +1,5 @@
 import { charge } from '../runtime/budget.js';
-import { toInt, toStr } from '../runtime/convert.js';
+import { castStr, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
 import { PhpArray } from '../runtime/php-array.js';
@@ -146,7 +146,7 @@ export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string 
   const map = new Map<string, string>();
   pairs.forEach((v, k) => {
     const key = String(k);
-    if (key !== '') map.set(key, toStr(v));
+    if (key !== '') map.set(key, castStr(v));
   });
   if (map.size === 0) return s;
   const keys = [...map.keys()].sort((a, b) => b.length - a.length);

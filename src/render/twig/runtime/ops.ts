@@ -1,6 +1,6 @@
 import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
-import { isNumericString, toArith, toBool, toFloat, toInt, toStr } from './convert.js';
+import { castStr, isNumericString, toArith, toBool, toFloat, toInt, toStr } from './convert.js';
 import { fail } from './fault.js';
 import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
@@ -80,8 +80,9 @@ export function pos(a: Value): number {
 }
 
 function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): number {
-  const x = toInt(a);
-  const y = toInt(b);
+  // PHP converts like arithmetic: "5x" is 5 with a warning, "abc" a TypeError
+  const x = toIntOperand(toArith(a, b, op, true));
+  const y = toIntOperand(toArith(b, a, op, false));
   if ((x | 0) === x && (y | 0) === y) return op === '&' ? x & y : op === '|' ? x | y : x ^ y;
   const bx = BigInt.asIntN(64, BigInt(x));
   const by = BigInt.asIntN(64, BigInt(y));
@@ -92,8 +93,8 @@ export const bitOr = (a: Value, b: Value): number => bitwise(a, b, '|');
 export const bitXor = (a: Value, b: Value): number => bitwise(a, b, '^');
 
 export function concat(st: RenderState, a: Value, b: Value): string {
-  const x = toStr(a);
-  const y = toStr(b);
+  const x = castStr(a);
+  const y = castStr(b);
   if (x.length + y.length > 4096) st.checkString(x.length + y.length);
   return x + y;
 }
