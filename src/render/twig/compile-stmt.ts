@@ -167,6 +167,12 @@ export class StmtCompiler {
       }
       case 'escape':
         return this.compileList(s.body, s.strategy);
+      case 'block': {
+        const body = this.compileList(s.body, esc);
+        const block = (f: Frame) => body({ vars: new Map(f.vars), st: f.st });
+        this.x.blocks.set(s.name, block);
+        return block;
+      }
       case 'import':
       case 'from':
         return () => {};

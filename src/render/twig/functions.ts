@@ -110,7 +110,6 @@ export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['template_from_string', 'the "template_from_string" function'],
   ['constant', 'the "constant" function (no access to PHP constants)'],
   ['dump', 'the "dump" function'],
-  ['block', 'the "block" function'],
   ['parent', 'the "parent" function (no template inheritance)'],
 ]);
 

@@ -4,7 +4,7 @@ import { TemplateFeatureUnavailableError } from '../errors/template-feature-unav
 import { TemplateLimitError } from '../errors/template-limit-error.js';
 import { DEFAULT_LIMITS, type RenderLimits } from '../limits.js';
 import { type PlatformContext, PlatformObject } from '../platform.js';
-import { ExprCompiler, type MacroFn } from './compile-expr.js';
+import { type BlockFn, ExprCompiler, type MacroFn } from './compile-expr.js';
 import { CompileFault } from './compile-fault.js';
 import { StmtCompiler } from './compile-stmt.js';
 import { tokenize } from './lexer.js';
@@ -71,10 +71,11 @@ export function compileTemplate(
   }
   const needs = noNeeds();
   const macros = new Map<string, MacroFn>();
+  const blocks = new Map<string, BlockFn>();
   let body: (f: { vars: Map<string, Value>; st: RenderState }) => void;
   try {
     const ast = new Parser(tokenize(src.code), limits.maxNestingDepth).parse();
-    const x = new ExprCompiler(src, macros, needs, limits.maxNestingDepth * 8);
+    const x = new ExprCompiler(src, macros, needs, blocks, limits.maxNestingDepth * 8);
     const sc = new StmtCompiler(x);
     for (const def of ast.macros.values()) macros.set(def.name, sc.compileMacro(def));
     body = sc.compileList(ast.body, false);
