@@ -151,8 +151,11 @@ export function range(st: RenderState, low: Value, high: Value, stepArg: Value =
     else for (let c = a; c >= b; c -= s) out.push(String.fromCharCode(c));
     return PhpArray.list(out);
   }
-  const lo = toArith(low === '' ? 0 : low, high, 'range', true);
-  const hi = toArith(high === '' ? 0 : high, low, 'range', true);
+  // PHP 8.2's range() reads a non-numeric string bound like (int), without a warning: "3x" is 3
+  const bound = (v: Value, other: Value): number =>
+    typeof v === 'string' && !isNumericString(v) ? toInt(v) : toArith(v, other, 'range', true);
+  const lo = bound(low, high);
+  const hi = bound(high, low);
   if (step === 0) return fail('range(): Argument #3 ($step) cannot be 0');
   const isFloat = !Number.isInteger(lo) || !Number.isInteger(hi) || !Number.isInteger(step);
   if (!isFloat) step = Math.trunc(step);
