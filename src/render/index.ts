@@ -8,4 +8,6 @@ export {
   compileTemplate,
   type RenderLimits,
   type RenderOptions,
+  type TemplateWarning,
+  MAX_WARNINGS,
 } from './twig/index.js';
