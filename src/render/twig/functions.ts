@@ -3,7 +3,7 @@ import type { FunctionDef, TestDef } from './filters/types.js';
 import { getAttribute } from './runtime/attribute.js';
 import { charge, warn } from './runtime/budget.js';
 import { compare, identical } from './runtime/compare.js';
-import { toFloat, toInt, toStr } from './runtime/convert.js';
+import { toInt, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
 import { fail } from './runtime/fault.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
