@@ -20,15 +20,9 @@ describe('renderMessage', () => {
       warnings: [{ message: 'Array to string conversion', line: 1, column: 1 }],
       warningCount: 1,
     });
-    const card = renderMessage(
-      {
-        content:
-          '[{"type":"card","modules":[{"type":"section","text":{"type":"plain-text","content":"{{ data.n + 1 }}"}}]}]',
-        msgtype: 2,
-      },
-      { n: '2 apples' },
-      {},
-    );
+    const content =
+      '[{"type":"card","modules":[{"type":"section","text":{"type":"plain-text","content":"{{ data.n + 1 }}"}}]}]';
+    const card = renderMessage({ content, msgtype: 2 }, { n: '2 apples' }, {});
     expect(card.type).toBe(10);
     expect(card.content).toContain('"content":"3"');
     // at the operator: a column of the template's text, not of the card
