@@ -94,6 +94,11 @@ function evalArgs(f: Frame, fns: readonly (ExprFn | undefined)[]): Args {
   return out;
 }
 
+/** Parentheses leave no node in Twig's tree. */
+function unparen(e: Expr): Expr {
+  return e.k === 'parens' ? unparen(e.e) : e;
+}
+
 /** The template argument of block(): only this template exists (the reference's name for it). */
 function sameTemplate(v: Value): void {
   const name = toStr(v);
@@ -290,6 +295,18 @@ export class ExprCompiler {
     if (op === 'and') return (f) => toBool(l(f)) && toBool(r(f));
     if (op === 'or') return (f) => toBool(l(f)) || toBool(r(f));
     if (op === '??') {
+      // Twig compiles `a ?? b` to `(a is defined and a is not null) ? a : b`: the left side must
+      // be one the defined test takes (a filter or an operation is a syntax error)
+      const defined = this.defined(e.l);
+      const left = unparen(e.l).k;
+      if (left === 'func' || left === 'macrocall') {
+        // block() of a missing block would fail: the defined test comes first
+        return (f) => {
+          if (!defined(f)) return r(f);
+          const v = l(f);
+          return v === null ? r(f) : v;
+        };
+      }
       return (f) => {
         const v = l(f);
         return v === null ? r(f) : v;
@@ -407,7 +424,8 @@ export class ExprCompiler {
   }
 
   /** `x is defined`: variables and attributes exist (even when null); other expressions are defined. */
-  private defined(e: Expr): (f: Frame) => boolean {
+  private defined(expr: Expr): (f: Frame) => boolean {
+    const e = unparen(expr);
     if (e.k === 'name') {
       const n = e.name;
       if (n === '_self' || n === '_context' || n === '_charset') return () => true;
@@ -442,7 +460,14 @@ export class ExprCompiler {
         return blocks.has(name);
       }, e.pos) as (f: Frame) => boolean;
     }
-    if (e.k === 'const' || e.k === 'array' || e.k === 'concat') return () => true;
+    if (e.k === 'macrocall') {
+      // Twig 3.5 compiles `m.f() is defined` to the call itself: its output's truthiness
+      const macros = this.macros;
+      const name = e.macro;
+      const call = this.compile(e);
+      return (f) => macros.has(name) && toBool(call(f));
+    }
+    if (e.k === 'const' || e.k === 'array') return () => true;
     throw new CompileFault('The "defined" test only works with simple variables.', e.pos);
   }
 

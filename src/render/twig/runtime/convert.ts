@@ -116,6 +116,21 @@ export function toArith(v: Value, other: Value, op: string, left: boolean): numb
   return fail(`Unsupported operand types: ${phpType(a)} ${op} ${phpType(b)}`);
 }
 
+/**
+ * An int (or int|float) parameter of a PHP built-in, in PHP's coercive mode: numbers, booleans,
+ * null and numeric strings convert; any other string ("2x" included) or an array is a TypeError.
+ */
+export function numberParam(v: Value, fn: string, position: number, name: string, int = true): number {
+  if (
+    typeof v === 'string' ? !NUMERIC.test(v) : v instanceof PhpArray || (typeof v === 'object' && v !== null)
+  ) {
+    return fail(
+      `${fn}(): Argument #${position} ($${name}) must be of type ${int ? 'int' : 'int|float'}, ${phpType(v)} given`,
+    );
+  }
+  return int ? toInt(v) : toFloat(v);
+}
+
 /** PHP's (int) cast. */
 export function toInt(v: Value): number {
   switch (typeof v) {
