@@ -1,5 +1,5 @@
 import { Arrow } from '../runtime/arrow.js';
-import { castStr, numberParam, toBool, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { castStr, numberParam, toBool, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { jsonEncode } from '../runtime/json.js';
 import { toKey } from '../runtime/keys.js';
