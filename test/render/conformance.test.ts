@@ -79,6 +79,8 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'expr-int-max-neighbours': 'PHP_INT_MAX overflow into floats needs 64-bit integers',
   'po-multiline-tag':
     "a warning's line is its expression's (PHP's is the line where the tag starts; same output)",
+  'warn-sort-comparator-count':
+    "a comparator that warns warns once per call: JS's sort calls it a different number of times than PHP's zend_sort (same output)",
   'date-strings-and-numbers':
     "PHP's date parser reads 1700000000.5 as a date in 1699; Herald refuses it with an error",
 };
