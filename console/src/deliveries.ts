@@ -1,4 +1,5 @@
 import { translator } from './i18n.ts';
+import type { RenderedMessage } from './views/message-view.tsx';
 
 /*
  * Delivery statuses, the Deliveries screen's filters and how they travel in the console's URL.
@@ -259,7 +260,7 @@ export interface Delivery {
   readonly created_at: number;
   readonly updated_at: number;
   readonly history?: readonly HistoryEntry[];
-  readonly rendered?: { type: number; content: string } | null;
+  readonly rendered?: RenderedMessage | null;
   /** When the retention sweep dropped `rendered` (RENDERED_RETENTION_DAYS after sending). */
   readonly rendered_dropped_at?: number | null;
 }

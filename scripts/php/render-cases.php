@@ -7,7 +7,9 @@
 // variables?}; `variables`: top-level variables beside `data`, as a routed pipe's `_event`),
 // renders each case with PHP Twig configured like the platform (see README in that folder) and
 // writes test/render/conformance/expected/<same file name>.json as
-// { "<case name>": {"output": "..."} | {"error": true} }.
+// { "<case name>": {"output": "...", "warnings"?: [{"message", "line"}]} | {"error": true} }.
+// PHP warnings and notices do not stop the render (PHP prints its output); they are recorded with
+// the template line they came from, so Herald must raise the same ones.
 // Deterministic: the same inputs always give byte-identical files.
 
 declare(strict_types=1);
@@ -48,23 +50,63 @@ if (!str_starts_with(Environment::VERSION, TWIG_VERSION_PREFIX)) {
     exit(2);
 }
 
-/** Set while a case renders: a PHP warning or notice makes the case an error case. */
-final class RenderWarning extends \ErrorException
-{
-}
-
+/**
+ * Warnings and notices raised while the current case renders: PHP prints the output anyway, and
+ * so must Herald, collecting the same messages at the same template lines.
+ * @var list<array{message: string, line: int}>|null
+ */
+$warnings = null;
+/** The template being rendered, for mapping a warning's PHP line to its template line. */
+$currentTemplate = null;
 $deprecations = [];
 $currentCase = null;
-set_error_handler(static function (int $errno, string $message, string $file = '', int $line = 0) use (&$deprecations, &$currentCase): bool {
+set_error_handler(static function (int $errno, string $message, string $file = '', int $line = 0) use (&$deprecations, &$currentCase, &$warnings, &$currentTemplate): bool {
     if ($errno === E_DEPRECATED || $errno === E_USER_DEPRECATED) {
         // Deprecations do not change the output; they are reported, not fatal.
         $deprecations[] = ($currentCase ?? '(no case)') . ': ' . $message;
         return true;
     }
-    // Warnings and notices (e.g. "Array to string conversion", "Undefined array key") make the
-    // render fail, the way a framework that converts PHP errors to exceptions behaves.
-    throw new RenderWarning($message, 0, $errno, $file, $line);
+    if ($warnings === null) {
+        // outside a render (the script itself): a bug here, not a case's warning
+        throw new \ErrorException($message, 0, $errno, $file, $line);
+    }
+    $warnings[] = ['message' => $message, 'line' => template_line($currentTemplate, $file, $line)];
+    return true;
 });
+
+/**
+ * The template line of the innermost compiled-template frame on the stack (the warning may come
+ * from inside a Twig or PHP function the template called), through the template's debug info as
+ * Twig's own error messages map it; 0 when none is found.
+ */
+function template_line(?\Twig\Template $template, string $file, int $line): int
+{
+    if ($template === null) {
+        return 0;
+    }
+    $codeLine = null;
+    if (str_contains($file, "eval()'d code")) {
+        $codeLine = $line;
+    } else {
+        foreach (debug_backtrace(DEBUG_BACKTRACE_IGNORE_ARGS) as $frame) {
+            if (str_contains($frame['file'] ?? '', "eval()'d code")) {
+                $codeLine = $frame['line'];
+                break;
+            }
+        }
+    }
+    if ($codeLine === null) {
+        return 0;
+    }
+    $info = $template->getDebugInfo();
+    krsort($info);
+    foreach ($info as $php => $tpl) {
+        if ($php <= $codeLine) {
+            return $tpl;
+        }
+    }
+    return 0;
+}
 
 $root = dirname(__DIR__, 2);
 $casesDir = $root . '/test/render/conformance/cases';
@@ -157,15 +199,22 @@ function render_case(string $template, $data, array $platform, array $variables 
     \Herald\Conformance\install($twig, $platform);
     install_fixed_clock($twig);
     mt_srand(0);
+    global $warnings, $currentTemplate;
     try {
+        $currentTemplate = $twig->load('template')->unwrap();
+        $warnings = [];
         $output = $twig->render('template', ['data' => $data] + $variables);
     } catch (\Throwable $e) {
         return [['error' => true], get_class($e) . ': ' . $e->getMessage()];
+    } finally {
+        $found = $warnings ?? [];
+        $warnings = null;
+        $currentTemplate = null;
     }
     if (!mb_check_encoding($output, 'UTF-8')) {
         throw new \RuntimeException('output is not valid UTF-8; change the case');
     }
-    return [['output' => $output], null];
+    return [$found === [] ? ['output' => $output] : ['output' => $output, 'warnings' => $found], null];
 }
 
 $seen = [];

@@ -6,6 +6,8 @@ export { type MessageTemplate, type RenderedMessage, renderMessage } from './ren
 export {
   type CompiledTemplate,
   compileTemplate,
+  MAX_WARNINGS,
   type RenderLimits,
   type RenderOptions,
+  type TemplateWarning,
 } from './twig/index.js';

@@ -4,7 +4,12 @@ import type { CardFormat } from './cards/types.js';
 import { MessageTooLongError } from './errors/message-too-long-error.js';
 import { MAX_MESSAGE_LENGTH } from './limits.js';
 import type { PlatformContext } from './platform.js';
-import { type CompiledTemplate, compileTemplate, type RenderOptions } from './twig/index.js';
+import {
+  type CompiledTemplate,
+  compileTemplate,
+  type RenderOptions,
+  type TemplateWarning,
+} from './twig/index.js';
 import { mbLength } from './twig/runtime/mb.js';
 
 /** A template to render: its source, or (for workers that compile once) the compiled form. */
@@ -16,6 +21,13 @@ export interface RenderedMessage {
   /** 9 = KMarkdown, 10 = card message */
   readonly type: 9 | 10;
   readonly content: string;
+  /**
+   * PHP warnings the render went past (an array printed, a numeric-leading string in
+   * arithmetic): the message is sent as PHP Twig renders it, and the warnings are shown to the
+   * author. At most MAX_WARNINGS are kept; `warningCount` counts them all.
+   */
+  readonly warnings: readonly TemplateWarning[];
+  readonly warningCount: number;
 }
 
 const CARD_FORMATS: Readonly<Record<number, CardFormat>> = { 2: 'json', 3: 'yaml', 4: 'xml' };
@@ -39,12 +51,12 @@ export function renderMessage(
     });
   }
   const compiled = 'compiled' in tpl ? tpl.compiled : compileTemplate(tpl.content);
-  const text = compiled.render(data, platform, options);
+  const { output: text, warnings, warningCount } = compiled.renderWithWarnings(data, platform, options);
   if (!format) {
     const length = mbLength(text);
     if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
-    return { type: 9, content: text };
+    return { type: 9, content: text, warnings, warningCount };
   }
   const cards = convertCard(text, format, options.now ?? Date.now());
-  return { type: 10, content: JSON.stringify(cards) };
+  return { type: 10, content: JSON.stringify(cards), warnings, warningCount };
 }

@@ -27,8 +27,27 @@ export interface DeliveryEvent {
   readonly attempt?: number;
 }
 
-/** The message as it was sent: type 9 KMarkdown, or 10 card (content is the card JSON). */
-export interface RenderedMessage {
+/** A PHP warning the template's render went past, at its place in the template. */
+export interface RenderWarning {
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * The render's warnings as a record keeps them, when it had any: the first few (`warnings`) and
+ * how many in all (`warning_count`), as the studio's render answers them.
+ */
+export interface RenderWarnings {
+  readonly warnings: readonly RenderWarning[];
+  readonly warning_count: number;
+}
+
+/**
+ * The message as it was sent: type 9 KMarkdown, or 10 card (content is the card JSON), with the
+ * render's warnings when it had any.
+ */
+export interface RenderedMessage extends Partial<RenderWarnings> {
   readonly type: number;
   readonly content: string;
 }
@@ -37,7 +56,9 @@ export interface RenderedMessage {
  * The message as a record keeps it: as it is, or, when long, packed (src/text/packed-text.ts);
  * detail() answers it unpacked.
  */
-export type StoredRendered = RenderedMessage | { readonly type: number; readonly packed: string };
+export type StoredRendered =
+  | RenderedMessage
+  | ({ readonly type: number; readonly packed: string } & Partial<RenderWarnings>);
 
 /** How many transitions a record keeps, the newest. */
 export const DELIVERY_HISTORY_MAX = 50;
@@ -166,9 +187,13 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
 /** A kept message as sent, unpacked; null when none was kept (or it cannot be read). */
 function renderedOf(r: StoredRendered | null | undefined): RenderedMessage | null {
   if (!r) return null;
-  if ('content' in r) return { type: r.type, content: r.content };
+  const warnings =
+    r.warnings && r.warning_count !== undefined
+      ? { warnings: r.warnings, warning_count: r.warning_count }
+      : {};
+  if ('content' in r) return { type: r.type, content: r.content, ...warnings };
   try {
-    return { type: r.type, content: unpackText(r.packed) };
+    return { type: r.type, content: unpackText(r.packed), ...warnings };
   } catch {
     return null;
   }

@@ -38,6 +38,8 @@ export {
   type DeliveryStatus,
   type DeliveryStore,
   type RenderedMessage,
+  type RenderWarning,
+  type RenderWarnings,
   type StoredRendered,
 } from './deliveries.js';
 export {

@@ -282,13 +282,16 @@ describe('create, update, duplicate, delete', () => {
 describe('render', () => {
   it('renders a stored template, inline content of a named bot, and carries errors with positions', async () => {
     const t = await make(a, { content: '**hi** {{ data.who }}', test_data: '{"who":"tester"}' });
+    const clean = { warnings: [], warning_count: 0 };
     expect((await as(sessionA, 'POST', '/admin/api/template/render', { id: t.id })).data).toEqual({
       type: 9,
       content: '**hi** tester',
+      ...clean,
     });
     expect((await op('POST', '/admin/api/template/render', { id: t.id, data: { who: 'op' } })).data).toEqual({
       type: 9,
       content: '**hi** op',
+      ...clean,
     });
     const inline = await op('POST', '/admin/api/template/render', {
       bot_id: a.bot.id,
@@ -296,12 +299,26 @@ describe('render', () => {
       data: '{"n": 3}',
       channel_id: a.channelId,
     });
-    expect(inline.data).toEqual({ type: 9, content: 'test channel: 3' });
+    expect(inline.data).toEqual({ type: 9, content: 'test channel: 3', ...clean });
     const mine = await as(sessionA, 'POST', '/admin/api/template/render', {
       content: 'x {{ data.y }}',
       data: { y: 1 },
     });
-    expect(mine.data).toEqual({ type: 9, content: 'x 1' });
+    expect(mine.data).toEqual({ type: 9, content: 'x 1', ...clean });
+    // What PHP renders past a warning renders, and the warnings come with it, placed.
+    const warned = await as(sessionA, 'POST', '/admin/api/template/render', {
+      content: 'x {{ data.y }}\n{{ -data.n|number_format(1) }}',
+      data: { y: [1], n: 1234.5 },
+    });
+    expect(warned.data).toEqual({
+      type: 9,
+      content: 'x Array\n-1',
+      warnings: [
+        { message: 'Array to string conversion', line: 1, column: 3 },
+        { message: 'A non-numeric value encountered', line: 2, column: 4 },
+      ],
+      warning_count: 2,
+    });
     const broken = await as(sessionA, 'POST', '/admin/api/template/render', {
       content: 'a\n{{ data.y |nope }}',
     });

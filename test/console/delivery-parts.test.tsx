@@ -94,6 +94,26 @@ describe('delivery screen parts', () => {
     expect(
       renderToString(<RenderedPart d={{ ...base, rendered: { type: 9, content: 'hello' } }} />),
     ).toContain('hello');
+    // The render's warnings come with the message as sent, with their place in the template.
+    const warned = renderToString(
+      <RenderedPart
+        d={{
+          ...base,
+          rendered: {
+            type: 9,
+            content: 'Array',
+            warnings: [{ message: 'Array to string conversion', line: 3, column: 5 }],
+            warning_count: 25,
+          },
+        }}
+      />,
+    );
+    expect(warned).toContain('Line 3, column 5: Array to string conversion');
+    expect(warned).toContain('24 more not listed.');
+    expect(warned).not.toContain('Marked in the editor');
+    expect(
+      renderToString(<RenderedPart d={{ ...base, rendered: { type: 9, content: 'x' } }} />),
+    ).not.toContain('Render warnings');
   });
 
   it('a bulk replay says how many matching dead messages can no longer be replayed', () => {

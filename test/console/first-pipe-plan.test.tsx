@@ -117,10 +117,13 @@ describe('the guided first pipe plan', () => {
     expect(renderMessage(km, JSON.parse(km.test_data), {}, { now })).toEqual({
       type: 9,
       content: '**Hello from Herald**\nYour first pipe works.',
+      warnings: [],
+      warningCount: 0,
     });
     const card = STARTER_TEMPLATES.card;
     const msg = renderMessage(card, JSON.parse(card.test_data), {}, { now });
     expect(msg.type).toBe(10);
+    expect(msg.warnings).toEqual([]);
     expect(JSON.parse(msg.content)).toEqual([
       {
         type: 'card',

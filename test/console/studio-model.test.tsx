@@ -7,7 +7,7 @@ import {
   limitWarningText,
   messageLimitWarnings,
 } from '../../console/src/studio/card-limits.ts';
-import { markerOf, outputErrorOf } from '../../console/src/studio/render-errors.ts';
+import { markerOf, outputErrorOf, warningMarkers } from '../../console/src/studio/render-errors.ts';
 import {
   changedFields,
   parseTestData,
@@ -113,6 +113,25 @@ describe('messageLimitWarnings', () => {
     expect(limitWarningText({ ...w, kind: 'header', path: 'card[0].modules[0].text', at: true })).toBe(
       '标题文字长度已达上限：45 / 50（card[0].modules[0].text）。更长的数据会被拒绝。',
     );
+  });
+});
+
+describe('warningMarkers', () => {
+  it("marks each of the render's warnings where it came from, as a warning", () => {
+    const message = {
+      type: 9,
+      content: 'Array',
+      warnings: [
+        { message: 'Array to string conversion', line: 2, column: 4 },
+        { message: 'no place', line: 0, column: 0 },
+      ],
+      warning_count: 2,
+    };
+    expect(warningMarkers(message)).toEqual([
+      { line: 2, column: 4, message: 'Array to string conversion', severity: 'warning' },
+    ]);
+    expect(warningMarkers({ type: 9, content: 'x' })).toEqual([]);
+    expect(warningMarkers(null)).toEqual([]);
   });
 });
 

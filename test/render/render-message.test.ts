@@ -7,7 +7,27 @@ describe('renderMessage', () => {
     expect(renderMessage({ content: '**{{ data.name }}**', msgtype: 1 }, { name: 'Bob' }, {})).toEqual({
       type: 9,
       content: '**Bob**',
+      warnings: [],
+      warningCount: 0,
     });
+  });
+
+  it("answers the render's warnings with the message, a card's too", () => {
+    const kmd = renderMessage({ content: '{{ data.tags }}', msgtype: 1 }, { tags: ['a'] }, {});
+    expect(kmd).toEqual({
+      type: 9,
+      content: 'Array',
+      warnings: [{ message: 'Array to string conversion', line: 1, column: 1 }],
+      warningCount: 1,
+    });
+    const content =
+      '[{"type":"card","modules":[{"type":"section","text":{"type":"plain-text","content":"{{ data.n + 1 }}"}}]}]';
+    const card = renderMessage({ content, msgtype: 2 }, { n: '2 apples' }, {});
+    expect(card.type).toBe(10);
+    expect(card.content).toContain('"content":"3"');
+    // at the operator: a column of the template's text, not of the card
+    const column = content.indexOf('+') + 1;
+    expect(card.warnings).toEqual([{ message: 'A non-numeric value encountered', line: 1, column }]);
   });
 
   it('accepts a template compiled once', () => {

@@ -171,6 +171,24 @@ describe('store sink', () => {
     expect(await rendered(far)).toBe('quote: []');
   });
 
+  it('sends what PHP renders past a warning and keeps the warnings on the delivery record', async () => {
+    const tplPipe = await templatePipe('labels: {{ data.labels }}\n{{ data.n + 1 }}');
+    const id = await sendPipe(app, tplPipe.token, { labels: ['a'], n: '5 items' });
+    expect((await settled(id)).status).toBe('sent');
+    expect((await app.res.store.messages.get(id))?.content).toBe('labels: Array\n6');
+    const detail = await app.res.store.deliveries.detail(id);
+    expect(detail?.rendered).toEqual({
+      type: 9,
+      content: 'labels: Array\n6',
+      warnings: [
+        { message: 'Array to string conversion', line: 1, column: 9 },
+        // at the operator, the node that raised it
+        { message: 'A non-numeric value encountered', line: 2, column: 11 },
+      ],
+      warning_count: 2,
+    });
+  });
+
   it("keeps the sender's key order, as PHP does, for integer-like keys; the preview shows the same", async () => {
     const content = '{% for k, v in data %}{{ k }}={{ v }};{% endfor %}';
     const body = '{"b":"x","10":"y","2":"z"}';

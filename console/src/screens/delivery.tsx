@@ -9,6 +9,7 @@ import { channelView } from '../ui/lookups.ts';
 import { Timeline } from '../ui/timeline.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { MessageView } from '../views/message-view.tsx';
+import { RenderWarnings } from '../views/render-warnings.tsx';
 
 const t = translator({
   'zh-CN': {
@@ -317,7 +318,14 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
  * retention sweep dropped it, or the record never held it).
  */
 export function RenderedPart({ d }: { d: Delivery }) {
-  if (d.rendered) return <MessageView message={d.rendered} />;
+  if (d.rendered) {
+    return (
+      <>
+        <RenderWarnings warnings={d.rendered.warnings} count={d.rendered.warning_count} />
+        <MessageView message={d.rendered} />
+      </>
+    );
+  }
   if (d.rendered_dropped_at != null) {
     return <p class="muted">{t('renderedDropped', { at: formatTime(d.rendered_dropped_at) })}</p>;
   }

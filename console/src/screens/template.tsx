@@ -7,7 +7,7 @@ import { Link, navigate, route, setLeaveGuard } from '../router.tsx';
 import { CapturesPanel } from '../studio/captures.tsx';
 import { LimitWarnings, PreviewError, PreviewSource, type Source } from '../studio/preview-parts.tsx';
 import { createPreviewRunner, type PreviewOutcome } from '../studio/preview-runner.ts';
-import { markerOf } from '../studio/render-errors.ts';
+import { markerOf, warningMarkers } from '../studio/render-errors.ts';
 import { lockedForReview } from '../studio/review-model.ts';
 import { ReviewPanel } from '../studio/review-panel.tsx';
 import { sessionBotId, studioRole } from '../studio/studio-session.ts';
@@ -29,6 +29,7 @@ import { FieldError } from '../ui/form-errors.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import type { RenderedMessage } from '../views/message-view.tsx';
 import { MessageView } from '../views/message-view.tsx';
+import { RenderWarnings } from '../views/render-warnings.tsx';
 
 const t = translator({
   'zh-CN': {
@@ -261,10 +262,14 @@ function Studio(props: {
     first.current = false;
   }, [props.botId, draft.content, draft.msgtype, data, draft.test_channel, blockedByTestData]);
 
+  // An error marks the editor alone: the warnings then belong to an older render.
   const templateMarkers = useMemo<Marker[]>(() => {
-    const m = markerOf(preview.error);
-    return m ? [m] : [];
-  }, [preview.error]);
+    if (preview.error !== undefined) {
+      const m = markerOf(preview.error);
+      return m ? [m] : [];
+    }
+    return warningMarkers(preview.message);
+  }, [preview.error, preview.message]);
 
   // Leaving would lose the edits: a reload or a closed tab makes the browser ask, and a move to
   // another console page asks here.
@@ -431,6 +436,13 @@ function Studio(props: {
             <PreviewSource source={source} onBack={() => setSource({ kind: 'test' })} />
             {blockedByTestData && <Notice kind="warn">{t('testDataBlocks')}</Notice>}
             <PreviewError error={preview.error} hasMessage={preview.message !== null} />
+            {preview.message && preview.error === undefined && (
+              <RenderWarnings
+                warnings={preview.message.warnings}
+                count={preview.message.warning_count}
+                inEditor={true}
+              />
+            )}
             {preview.message && <LimitWarnings message={preview.message} />}
             <div class="studio-send">
               <div class="actions">

@@ -1,5 +1,6 @@
 import { ApiError } from '../api.ts';
 import type { Marker } from '../editor/types.ts';
+import type { RenderedMessage } from '../views/message-view.tsx';
 
 /*
  * The render's errors where they belong. Template errors (40010 compile, 40011 render, 40016 a
@@ -44,6 +45,17 @@ export function markerOf(error: unknown, severity: Marker['severity'] = 'error')
   const column = position(c.data.column);
   if (line === null || column === null) return null;
   return { line, column, message: c.message, severity };
+}
+
+/** The editor markers of a render's warnings (severity warning: the message still renders). */
+export function warningMarkers(message: RenderedMessage | null): Marker[] {
+  return (message?.warnings ?? []).flatMap((w) => {
+    const line = position(w.line);
+    const column = position(w.column);
+    return line === null || column === null
+      ? []
+      : [{ line, column, message: w.message, severity: 'warning' }];
+  });
 }
 
 export interface OutputError {

@@ -11,6 +11,17 @@ import { drawKmarkdown } from './kmarkdown.tsx';
 export interface RenderedMessage {
   type: number;
   content: string;
+  /** The PHP warnings the render went past (the first few), when it had any. */
+  warnings?: readonly RenderWarning[];
+  /** How many warnings there were in all. */
+  warning_count?: number;
+}
+
+/** A PHP warning the render went past, at its line and column in the template. */
+export interface RenderWarning {
+  message: string;
+  line: number;
+  column: number;
 }
 
 const t = translator({

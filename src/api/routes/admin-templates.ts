@@ -179,7 +179,11 @@ export function adminTemplateRoutes(router: Router<HeraldState>, deps: PipeDeps)
   // The preview: a bot session's share the bot's render budget.
   router.post('/admin/api/template/render', metered('template/render'), async (ctx) => {
     const req = renderRequest(ctx.request.body, ctx.request.rawBody);
-    reply(ctx, (await renderStudioTemplate(deps, studioScope(ctx.state), req)).message);
+    const { type, content, warnings, warningCount } = (
+      await renderStudioTemplate(deps, studioScope(ctx.state), req)
+    ).message;
+    // The warnings PHP would have gone past too, for the editor to mark (docs/templates.md)
+    reply(ctx, { type, content, warnings, warning_count: warningCount });
   });
 
   router.post('/admin/api/template/send-test', studio, async (ctx) => {

@@ -153,6 +153,7 @@ export function templateRoutes(router: Router<HeraldState>, deps: Deps): void {
       bodyText: typeof ctx.request.rawBody === 'string' ? ctx.request.rawBody : undefined,
       channel_id: body.channel_id,
     });
-    reply(ctx, message);
+    // The platform's answer: the message only (the studio's render also answers the warnings).
+    reply(ctx, { type: message.type, content: message.content });
   });
 }

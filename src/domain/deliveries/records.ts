@@ -5,6 +5,7 @@ import type {
   DeliveryRecord,
   DeliveryRecordIds,
   DeliveryStage,
+  RenderWarnings,
   StoredRendered,
 } from '../../store/index.js';
 import { packText } from '../../text/packed-text.js';
@@ -126,9 +127,16 @@ export interface SentItem {
  * what packText made of `content` already (the render pool did, on a render thread; null: keep
  * it as it is), so that it is not packed again here.
  */
-export function keptRendered(type: number, content: string, packed?: string | null): StoredRendered {
+export function keptRendered(
+  type: number,
+  content: string,
+  packed?: string | null,
+  warnings?: RenderWarnings,
+): StoredRendered {
   const p = packed === undefined ? packText(content) : packed;
-  return p === null ? { type, content } : { type, packed: p };
+  // kept only when there were some: a clean render's record stays as it was
+  const w = warnings && warnings.warning_count > 0 ? warnings : {};
+  return p === null ? { type, content, ...w } : { type, packed: p, ...w };
 }
 
 /** What a sent record holds: the outcome, the message, and no trace of earlier waits or failures. */

@@ -108,6 +108,8 @@ export type Stmt =
       readonly body: readonly Stmt[];
     }
   | { readonly k: 'do'; readonly pos: number; readonly e: Expr }
+  /** `{% block name %}`: renders in place; `block('name')` renders it again. */
+  | { readonly k: 'block'; readonly pos: number; readonly name: string; readonly body: readonly Stmt[] }
   | {
       readonly k: 'escape';
       readonly pos: number;

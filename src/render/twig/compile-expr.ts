@@ -11,12 +11,13 @@ import { allNeeds, PLATFORM_GLOBALS, type PlatformNeeds, recordNeed } from './pl
 import { Arrow } from './runtime/arrow.js';
 import { type AttrType, getAttribute, hasAttribute } from './runtime/attribute.js';
 import { compare, looseEquals } from './runtime/compare.js';
-import { toBool, toStr } from './runtime/convert.js';
+import { castStr, toBool, toStr } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
 import { toKey } from './runtime/keys.js';
+import { markup } from './runtime/markup.js';
 import * as ops from './runtime/ops.js';
 import { ArrayBuilder, PhpArray } from './runtime/php-array.js';
-import type { RenderState } from './runtime/state.js';
+import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 import type { Source } from './source.js';
@@ -27,6 +28,9 @@ export type MacroFn = (
   args: readonly Value[],
   named: ReadonlyMap<string, Value> | undefined,
 ) => Value;
+
+/** A compiled `{% block %}`: renders its body in a copy of the caller's scope. */
+export type BlockFn = (f: Frame) => void;
 
 /** Name `_self` answers with; PHP Twig prints the template's name. */
 export const TEMPLATE_NAME = 'template';
@@ -90,12 +94,25 @@ function evalArgs(f: Frame, fns: readonly (ExprFn | undefined)[]): Args {
   return out;
 }
 
+/** Parentheses leave no node in Twig's tree. */
+function unparen(e: Expr): Expr {
+  return e.k === 'parens' ? unparen(e.e) : e;
+}
+
+/** The template argument of block(): only this template exists (the reference's name for it). */
+function sameTemplate(v: Value): void {
+  const name = toStr(v);
+  if (name !== TEMPLATE_NAME) fail(`Template "${name}" is not defined.`);
+}
+
 /** Compiles expressions to closures. Holds what the whole template shares (source, macros, needs). */
 export class ExprCompiler {
   constructor(
     readonly source: Source,
     readonly macros: Map<string, MacroFn>,
     readonly needs: PlatformNeeds,
+    /** The template's blocks by name, filled while its statements compile (block()). */
+    readonly blocks: Map<string, BlockFn>,
     private readonly maxDepth: number,
   ) {}
 
@@ -129,7 +146,7 @@ export class ExprCompiler {
         const parts = e.parts.map((p) => this.compile(p));
         return (f) => {
           let s = '';
-          for (const p of parts) s += toStr(p(f));
+          for (const p of parts) s += castStr(p(f));
           if (s.length > 4096) f.st.checkString(s.length);
           return s;
         };
@@ -185,7 +202,9 @@ export class ExprCompiler {
     const source = this.source;
     return (f) => {
       try {
-        return fn(f);
+        const v = fn(f);
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return v;
       } catch (err) {
         throw locate(err, source, pos);
       }
@@ -276,6 +295,18 @@ export class ExprCompiler {
     if (op === 'and') return (f) => toBool(l(f)) && toBool(r(f));
     if (op === 'or') return (f) => toBool(l(f)) || toBool(r(f));
     if (op === '??') {
+      // Twig compiles `a ?? b` to `(a is defined and a is not null) ? a : b`: the left side must
+      // be one the defined test takes (a filter or an operation is a syntax error)
+      const defined = this.defined(e.l);
+      const left = unparen(e.l).k;
+      if (left === 'func' || left === 'macrocall') {
+        // block() of a missing block would fail: the defined test comes first
+        return (f) => {
+          if (!defined(f)) return r(f);
+          const v = l(f);
+          return v === null ? r(f) : v;
+        };
+      }
       return (f) => {
         const v = l(f);
         return v === null ? r(f) : v;
@@ -312,6 +343,7 @@ export class ExprCompiler {
   }
 
   private func(name: string, args: readonly Arg[], pos: number): ExprFn {
+    if (name === 'block') return this.blockCall(args, pos);
     const unavailable = UNAVAILABLE_FUNCTIONS.get(name);
     if (unavailable) throw new CompileFault(unavailable, pos, { unavailable: true });
     const def = FUNCTIONS.get(name);
@@ -336,6 +368,42 @@ export class ExprCompiler {
     }, pos);
   }
 
+  /** block(name, template?): the block's output (safe, as Twig's), in a copy of the scope. */
+  private blockCall(args: readonly Arg[], pos: number): ExprFn {
+    const [nameFn, templateFn] = this.blockArgs(args, pos);
+    const blocks = this.blocks;
+    return this.guard((f) => {
+      const name = toStr(nameFn(f));
+      if (templateFn) sameTemplate(templateFn(f));
+      const block = blocks.get(name);
+      if (!block) return fail(`Block "${name}" on template "${TEMPLATE_NAME}" does not exist.`);
+      const st = f.st;
+      // a block that calls itself recurses like a macro: the same depth bound holds
+      if (st.macroDepth >= st.limits.maxMacroDepth) {
+        throw new LimitFault('maxMacroDepth', `macro calls nest deeper than ${st.limits.maxMacroDepth}`);
+      }
+      st.step();
+      st.macroDepth++;
+      const saved = st.out;
+      st.out = '';
+      try {
+        block(f);
+        return markup(st.out);
+      } finally {
+        st.out = saved;
+        st.macroDepth--;
+      }
+    }, pos);
+  }
+
+  private blockArgs(args: readonly Arg[], pos: number): [ExprFn, ExprFn | undefined] {
+    const fns = orderArgs(args, ['name', 'template'], false, 'function "block"', pos, (a) =>
+      this.compile(a.value),
+    );
+    checkArity(fns, 1, 2, 'function "block"', pos);
+    return [fns[0]!, fns[1]];
+  }
+
   private test(e: Extract<Expr, { k: 'test' }>): ExprFn {
     const not = e.not;
     if (e.name === 'defined') {
@@ -356,7 +424,8 @@ export class ExprCompiler {
   }
 
   /** `x is defined`: variables and attributes exist (even when null); other expressions are defined. */
-  private defined(e: Expr): (f: Frame) => boolean {
+  private defined(expr: Expr): (f: Frame) => boolean {
+    const e = unparen(expr);
     if (e.k === 'name') {
       const n = e.name;
       if (n === '_self' || n === '_context' || n === '_charset') return () => true;
@@ -368,7 +437,37 @@ export class ExprCompiler {
       const type = e.type;
       return (f) => hasAttribute(obj(f), attr(f), type);
     }
-    if (e.k === 'const' || e.k === 'array' || e.k === 'concat') return () => true;
+    if (e.k === 'func' && e.name === 'attribute') {
+      // Twig turns `attribute(o, a) is defined` into the attribute's own defined check
+      const [obj, attr] = orderArgs(
+        e.args,
+        ['object', 'attribute', 'arguments'],
+        false,
+        'function "attribute"',
+        e.pos,
+        (a) => this.compile(a.value),
+      );
+      if (!obj || !attr)
+        throw new CompileFault('The "attribute" function takes at least 2 arguments.', e.pos);
+      return this.guard((f) => hasAttribute(obj(f), attr(f), 'any'), e.pos) as (f: Frame) => boolean;
+    }
+    if (e.k === 'func' && e.name === 'block') {
+      const [nameFn, templateFn] = this.blockArgs(e.args, e.pos);
+      const blocks = this.blocks;
+      return this.guard((f) => {
+        const name = toStr(nameFn(f));
+        if (templateFn) sameTemplate(templateFn(f));
+        return blocks.has(name);
+      }, e.pos) as (f: Frame) => boolean;
+    }
+    if (e.k === 'macrocall') {
+      // Twig 3.5 compiles `m.f() is defined` to the call itself: its output's truthiness
+      const macros = this.macros;
+      const name = e.macro;
+      const call = this.compile(e);
+      return (f) => macros.has(name) && toBool(call(f));
+    }
+    if (e.k === 'const' || e.k === 'array') return () => true;
     throw new CompileFault('The "defined" test only works with simple variables.', e.pos);
   }
 

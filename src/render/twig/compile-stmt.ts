@@ -4,7 +4,7 @@ import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
 import { escapeValue } from './filters/escape-filters.js';
 import type { ExprFn, Frame, StmtFn } from './frame.js';
 import { locate } from './locate.js';
-import { toBool, toStr } from './runtime/convert.js';
+import { castStr, toBool } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
 import { markup } from './runtime/markup.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
@@ -48,6 +48,7 @@ export class StmtCompiler {
     return (f) => {
       try {
         fn(f);
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
       } catch (err) {
         throw locate(err, source, pos);
       }
@@ -58,7 +59,9 @@ export class StmtCompiler {
     const source = this.x.source;
     return (f) => {
       try {
-        return fn(f);
+        const v = fn(f);
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return v;
       } catch (err) {
         throw locate(err, source, pos);
       }
@@ -83,7 +86,7 @@ export class StmtCompiler {
           e = (f) => escapeValue(inner(f), strategy, true);
         }
         const fn = e;
-        return this.guard((f) => f.st.write(toStr(fn(f))), s.pos);
+        return this.guard((f) => f.st.write(castStr(fn(f))), s.pos);
       }
       case 'if': {
         const branches = s.branches.map((b) => ({
@@ -154,7 +157,7 @@ export class StmtCompiler {
             flt.name === 'raw' || PRE_ESCAPE_HTML.has(flt.name) || flt.name === 'escape' || flt.name === 'e';
         }
         const out = fn;
-        return this.guard((f) => f.st.write(toStr(out(f))), s.pos);
+        return this.guard((f) => f.st.write(castStr(out(f))), s.pos);
       }
       case 'do': {
         const e = this.x.compile(s.e);
@@ -164,6 +167,12 @@ export class StmtCompiler {
       }
       case 'escape':
         return this.compileList(s.body, s.strategy);
+      case 'block': {
+        const body = this.compileList(s.body, esc);
+        const block = (f: Frame) => body({ vars: new Map(f.vars), st: f.st });
+        this.x.blocks.set(s.name, block);
+        return block;
+      }
       case 'import':
       case 'from':
         return () => {};

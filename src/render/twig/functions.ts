@@ -1,13 +1,13 @@
 import { isEmpty } from './filters/index.js';
 import type { FunctionDef, TestDef } from './filters/types.js';
 import { getAttribute } from './runtime/attribute.js';
-import { charge } from './runtime/budget.js';
+import { charge, warn } from './runtime/budget.js';
 import { compare, identical } from './runtime/compare.js';
-import { toFloat, toInt, toStr } from './runtime/convert.js';
+import { toInt, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
 import { fail } from './runtime/fault.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
-import { range } from './runtime/ops.js';
+import { mod, range } from './runtime/ops.js';
 import { PhpArray } from './runtime/php-array.js';
 import type { RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
@@ -78,10 +78,14 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, Funct
       fn: (_st, a) => {
         const values = a[0];
         if (!(values instanceof PhpArray)) return values ?? null;
-        const vals = values.values();
-        if (vals.length === 0) return fail('The "cycle" function does not work on empty arrays');
-        const i = toInt(a[1] ?? 0) % vals.length;
-        return vals[i < 0 ? i + vals.length : i]!;
+        // twig_cycle: $values[$position % count($values)], a key lookup (PHP's % keeps the sign)
+        const key = mod(a[1] ?? null, values.size);
+        const v = values.get(key);
+        if (v === undefined) {
+          warn(`Undefined array key ${key}`);
+          return null;
+        }
+        return v;
       },
     },
   ],
@@ -106,7 +110,6 @@ export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['template_from_string', 'the "template_from_string" function'],
   ['constant', 'the "constant" function (no access to PHP constants)'],
   ['dump', 'the "dump" function'],
-  ['block', 'the "block" function'],
   ['parent', 'the "parent" function (no template inheritance)'],
 ]);
 
@@ -114,18 +117,15 @@ export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
   ['empty', { params: [], fn: (_st, v) => isEmpty(v) }],
   ['null', { params: [], fn: (_st, v) => v === null }],
   ['none', { params: [], fn: (_st, v) => v === null }],
-  ['even', { params: [], fn: (_st, v) => toInt(v) % 2 === 0 }],
-  ['odd', { params: [], fn: (_st, v) => Math.abs(toInt(v) % 2) === 1 }],
+  // Twig compiles these to PHP's %: `$v % 2 == 0`, `$v % 2 != 0`, `0 == $v % $num`
+  ['even', { params: [], fn: (_st, v) => mod(v, 2) === 0 }],
+  ['odd', { params: [], fn: (_st, v) => mod(v, 2) !== 0 }],
   ['iterable', { params: [], fn: (_st, v) => v instanceof PhpArray }],
   [
     'divisible by',
     {
       params: ['num'],
-      fn: (_st, v, a) => {
-        const d = toFloat(a[0] ?? null);
-        if (d === 0) return fail('Modulo by zero');
-        return toInt(v) % toInt(a[0] ?? null) === 0;
-      },
+      fn: (_st, v, a) => mod(v, a[0] ?? null) === 0,
     },
   ],
   ['same as', { params: ['compare'], fn: (_st, v, a) => identical(v, a[0] ?? null) }],

@@ -4,7 +4,7 @@ import { TemplateFeatureUnavailableError } from '../errors/template-feature-unav
 import { TemplateLimitError } from '../errors/template-limit-error.js';
 import { DEFAULT_LIMITS, type RenderLimits } from '../limits.js';
 import { type PlatformContext, PlatformObject } from '../platform.js';
-import { ExprCompiler, type MacroFn } from './compile-expr.js';
+import { type BlockFn, ExprCompiler, type MacroFn } from './compile-expr.js';
 import { CompileFault } from './compile-fault.js';
 import { StmtCompiler } from './compile-stmt.js';
 import { tokenize } from './lexer.js';
@@ -13,15 +13,27 @@ import { Parser } from './parser.js';
 import { noNeeds, type PlatformNeeds } from './platform-needs.js';
 import { enterBudget, leaveBudget } from './runtime/budget.js';
 import { fromJson } from './runtime/php-array.js';
-import { type RenderOptions, RenderState } from './runtime/state.js';
+import { MAX_WARNINGS, type RenderOptions, RenderState, type TemplateWarning } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { Source } from './source.js';
 
-export type { PlatformNeeds, RenderLimits, RenderOptions };
+export type { PlatformNeeds, RenderLimits, RenderOptions, TemplateWarning };
+export { MAX_WARNINGS };
+
+/** A render's output and the PHP warnings it went past (docs/templates.md, "Warnings"). */
+export interface RenderResult {
+  readonly output: string;
+  /** The first MAX_WARNINGS warnings, in the order raised. */
+  readonly warnings: readonly TemplateWarning[];
+  /** How many warnings the render raised in all (more than `warnings` holds past the bound). */
+  readonly warningCount: number;
+}
 
 export interface CompiledTemplate {
   /** Renders synchronously; throws TemplateRenderError or TemplateLimitError. */
   render(data: unknown, platform: PlatformContext, options?: RenderOptions): string;
+  /** Renders like `render`, also answering the warnings PHP would have printed and gone past. */
+  renderWithWarnings(data: unknown, platform: PlatformContext, options?: RenderOptions): RenderResult;
   /** Which PLATFORM methods the template can call, worked out at compile time. */
   readonly platformNeeds: PlatformNeeds;
 }
@@ -59,10 +71,11 @@ export function compileTemplate(
   }
   const needs = noNeeds();
   const macros = new Map<string, MacroFn>();
+  const blocks = new Map<string, BlockFn>();
   let body: (f: { vars: Map<string, Value>; st: RenderState }) => void;
   try {
     const ast = new Parser(tokenize(src.code), limits.maxNestingDepth).parse();
-    const x = new ExprCompiler(src, macros, needs, limits.maxNestingDepth * 8);
+    const x = new ExprCompiler(src, macros, needs, blocks, limits.maxNestingDepth * 8);
     const sc = new StmtCompiler(x);
     for (const def of ast.macros.values()) macros.set(def.name, sc.compileMacro(def));
     body = sc.compileList(ast.body, false);
@@ -70,28 +83,35 @@ export function compileTemplate(
     throw compileError(err, src);
   }
   const platformNeeds: PlatformNeeds = Object.freeze({ ...needs });
+  const run = (data: unknown, platform: PlatformContext, renderOptions?: RenderOptions): RenderState => {
+    const p = new PlatformObject(platform ?? {});
+    const globals = new Map<string, Value>([
+      ['PLATFORM', p],
+      ['KOOK', p],
+    ]);
+    const st = new RenderState(limits, renderOptions ?? {}, globals);
+    const vars = new Map(globals);
+    vars.set('data', fromJson(data));
+    const extra = renderOptions?.variables;
+    if (extra !== undefined) for (const name of Object.keys(extra)) vars.set(name, fromJson(extra[name]));
+    const previous = enterBudget(st);
+    try {
+      body({ vars, st });
+      // a warning outside any positioned node (none is known): the template's start
+      if (st.unplaced !== 0) st.place(src, 0);
+    } catch (err) {
+      throw locate(err, src, 0);
+    } finally {
+      leaveBudget(previous);
+    }
+    return st;
+  };
   return {
     platformNeeds,
-    render(data: unknown, platform: PlatformContext, renderOptions?: RenderOptions): string {
-      const p = new PlatformObject(platform ?? {});
-      const globals = new Map<string, Value>([
-        ['PLATFORM', p],
-        ['KOOK', p],
-      ]);
-      const st = new RenderState(limits, renderOptions ?? {}, globals);
-      const vars = new Map(globals);
-      vars.set('data', fromJson(data));
-      const extra = renderOptions?.variables;
-      if (extra !== undefined) for (const name of Object.keys(extra)) vars.set(name, fromJson(extra[name]));
-      const previous = enterBudget(st);
-      try {
-        body({ vars, st });
-      } catch (err) {
-        throw locate(err, src, 0);
-      } finally {
-        leaveBudget(previous);
-      }
-      return st.out;
+    render: (data, platform, renderOptions) => run(data, platform, renderOptions).out,
+    renderWithWarnings(data, platform, renderOptions) {
+      const st = run(data, platform, renderOptions);
+      return { output: st.out, warnings: st.warnings, warningCount: st.warningCount };
     },
   };
 }

@@ -21,6 +21,8 @@ export class Parser {
   private readonly ep: ExpressionParser;
   private readonly scope: ParseScope;
   private readonly macros = new Map<string, MacroDef>();
+  /** Block names already defined, with the line of the definition (Twig refuses a second). */
+  private readonly blockNames = new Set<string>();
   private depth = 0;
 
   constructor(tokens: readonly Token[], maxDepth: number) {
@@ -312,19 +314,27 @@ export class Parser {
     return { k: 'escape', pos, strategy, body };
   }
 
-  /** Without inheritance a block simply renders in place. */
+  /**
+   * Without inheritance a block renders in place, in a copy of the scope; its name is
+   * template-wide, for block().
+   */
   private parseBlock(pos: number): Stmt {
-    this.s.expect(T.Name);
+    const nameTok = this.s.expect(T.Name);
+    const name = nameTok.value;
+    if (this.blockNames.has(name)) {
+      throw new CompileFault(`The block '${name}' has already been defined.`, nameTok.pos);
+    }
+    this.blockNames.add(name);
     if (this.s.nextIf(T.BlockEnd)) {
       const body = this.subparse((n) => n === 'endblock');
       this.s.next();
       this.s.nextIf(T.Name);
       this.endBlock();
-      return { k: 'with', pos, vars: undefined, only: false, body };
+      return { k: 'block', pos, name, body };
     }
     const e = this.expr();
     this.endBlock();
-    return { k: 'print', pos, e };
+    return { k: 'block', pos, name, body: [{ k: 'print', pos, e }] };
   }
 }
 

@@ -5,7 +5,7 @@ import { requestVariables } from '../../domain/pipes/routing/routing.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { convertCard } from '../../render/cards/index.js';
 import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
-import type { StoredRendered } from '../../store/index.js';
+import type { RenderWarnings, StoredRendered } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
 import type { OutgoingMessage } from '../sinks/types.js';
@@ -37,6 +37,8 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
   let content: string;
   // The content packed for the record by the render pool (on its thread), for a template's.
   let packed: string | null | undefined;
+  // PHP warnings the template's render went past: the message goes out, the record shows them.
+  let warnings: RenderWarnings | undefined;
   if (template) {
     const compiled = caches.compiledTemplate(template.id, template.version, template.content);
     const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
@@ -63,6 +65,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
     type = out.type;
     content = out.content;
     packed = out.packed;
+    if (out.warningCount > 0) warnings = { warnings: out.warnings, warning_count: out.warningCount };
   } else {
     if (typeof data.input !== 'string') {
       throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
@@ -79,7 +82,12 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
   const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
   return {
     // Packed again only when neutralising mentions changed the content (or nothing packed it).
-    rendered: keptRendered(type, mentions.content, mentions.content === content ? packed : undefined),
+    rendered: keptRendered(
+      type,
+      mentions.content,
+      mentions.content === content ? packed : undefined,
+      warnings,
+    ),
     notPermissionsMention: mentions.blocked,
     message: {
       msg_id: data.msg_id,

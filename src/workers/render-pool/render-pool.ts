@@ -126,7 +126,7 @@ export class RenderPool {
     if (slot === undefined) {
       try {
         const out = renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now);
-        return Promise.resolve({ type: out.type, content: out.content, packed: packText(out.content) });
+        return Promise.resolve({ ...out, packed: packText(out.content) });
       } catch (err) {
         return Promise.reject(err);
       }
@@ -260,8 +260,10 @@ export class RenderPool {
       const p = slot.pending.get(res.id);
       if (!p) return;
       slot.pending.delete(res.id);
-      if (res.ok) p.resolve({ type: res.type, content: res.content, packed: res.packed });
-      else p.reject(revive(res.error));
+      if (res.ok) {
+        const { type, content, packed, warnings, warningCount } = res;
+        p.resolve({ type, content, packed, warnings, warningCount });
+      } else p.reject(revive(res.error));
     });
     thread.on('error', (err) => {
       if (endedOnPurpose()) return;

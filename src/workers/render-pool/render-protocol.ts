@@ -1,6 +1,6 @@
 import type { SerializedError } from '../../errors/index.js';
 import type { InputEncoding } from '../../queue/job-input.js';
-import type { PlatformContext } from '../../render/index.js';
+import type { PlatformContext, TemplateWarning } from '../../render/index.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
 export interface RenderRequest {
@@ -29,6 +29,8 @@ export type RenderResponse =
       readonly content: string;
       /** `content` packed for the delivery record (text/packed-text.ts); null when short. */
       readonly packed: string | null;
+      readonly warnings: readonly TemplateWarning[];
+      readonly warningCount: number;
     }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 

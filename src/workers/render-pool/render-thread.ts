@@ -19,7 +19,15 @@ function handle(req: RenderRequest): RenderResponse {
     const template = compiled.get(req.templateKey, req.source);
     const out = renderPipeInput(template, req.msgtype, req, req.platform, req.now);
     // Packed here, off the main thread, for the delivery record (records.ts keptRendered).
-    return { id: req.id, ok: true, type: out.type, content: out.content, packed: packText(out.content) };
+    return {
+      id: req.id,
+      ok: true,
+      type: out.type,
+      content: out.content,
+      packed: packText(out.content),
+      warnings: out.warnings,
+      warningCount: out.warningCount,
+    };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };
   }

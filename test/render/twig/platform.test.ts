@@ -88,9 +88,11 @@ describe('PLATFORM / KOOK', () => {
     );
   });
 
-  it('printing a platform object or array is an error, as in PHP', () => {
+  it('printing a platform object is an error and printing an array only a warning, as in PHP', () => {
     expect(() => render('{{ PLATFORM }}', {}, ctx)).toThrow();
-    expect(() => render('{{ PLATFORM.getGuild() }}', {}, ctx)).toThrow();
+    const r = compileTemplate('{{ PLATFORM.getGuild() }}').renderWithWarnings({}, ctx);
+    expect(r.output).toBe('Array');
+    expect(r.warnings).toEqual([{ message: 'Array to string conversion', line: 1, column: 1 }]);
   });
 
   it('works out at compile time which data the template can ask for', () => {

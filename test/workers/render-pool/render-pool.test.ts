@@ -61,6 +61,18 @@ describe('render pool', () => {
     expect(unpackText(threaded.packed as string)).toBe(threaded.content);
   });
 
+  it("answers the render's warnings from a thread as the main thread does", async () => {
+    const t = task('{{ data.tags }} {{ data.n * 2 }}', '{"tags":["a"],"n":"4 items"}', 1, 'warn:1');
+    const threaded = await pool(1).render(t);
+    expect(threaded).toEqual(await pool(0).render(t));
+    expect(threaded.content).toBe('Array 8');
+    expect(threaded.warnings).toEqual([
+      { message: 'Array to string conversion', line: 1, column: 1 },
+      { message: 'A non-numeric value encountered', line: 1, column: 27 },
+    ]);
+    expect(threaded.warningCount).toBe(2);
+  });
+
   it('takes the body as the ingest writes it (deflated, base64; or base64), with the same result as the text', async () => {
     const text = fixture('push-large.json');
     expect(/[\u0080-\uffff]/.test(text)).toBe(true); // CJK commit messages: the case base64 is for

@@ -1,5 +1,5 @@
 import { Arrow } from '../runtime/arrow.js';
-import { toBool, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { castStr, numberParam, toBool, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { jsonEncode } from '../runtime/json.js';
 import { toKey } from '../runtime/keys.js';
@@ -48,8 +48,10 @@ export function slice(
   lengthV: Value | undefined,
   preserveV?: Value,
 ): Value {
-  const start = toInt(startV ?? 0);
-  const length = lengthV === undefined || lengthV === null ? null : toInt(lengthV);
+  // array_slice($v, $start, $length) or mb_substr($v, $start, $length): int parameters
+  const [fn, startName] = v instanceof PhpArray ? ['array_slice', 'offset'] : ['mb_substr', 'start'];
+  const start = numberParam(startV ?? 0, fn, 2, startName);
+  const length = lengthV === undefined || lengthV === null ? null : numberParam(lengthV, fn, 3, 'length');
   if (v instanceof PhpArray) return arraySlice(v, start, length, toBool(preserveV ?? false));
   if (v === null) return '';
   if (typeof v === 'object' && !(v instanceof Markup)) return fail('slice: unsupported value');
@@ -82,7 +84,7 @@ function join(st: RenderState, v: Value, a: Args): Value {
   else items = [v];
   st.step(items.length);
   if (items.length === 0) return '';
-  const strs = items.map(toStr);
+  const strs = items.map(castStr);
   let total = glue.length * strs.length;
   for (const s of strs) total += s.length;
   st.checkString(total);
@@ -116,7 +118,7 @@ function merge(st: RenderState, v: Value, a: Args): Value {
 
 function batch(st: RenderState, v: Value, a: Args): Value {
   const arr = v instanceof PhpArray ? v : fail('The batch filter only works with arrays');
-  const size = Math.ceil(toFloat(a[0] ?? null));
+  const size = Math.ceil(numberParam(a[0] ?? null, 'ceil', 1, 'num', false));
   if (!(size >= 1)) return fail('array_chunk(): Argument #2 ($length) must be greater than 0');
   const fill = a[1] === undefined ? null : a[1];
   const preserve = a[2] === undefined ? true : toBool(a[2]);
@@ -241,7 +243,11 @@ export const ARRAY_FILTERS: Readonly<Record<string, FilterDef>> = {
   filter: filter(['arrow'], filterFn, { required: 1 }),
   reduce: filter(['arrow', 'initial'], reduce, { required: 1 }),
   sort: filter(['arrow'], sort),
-  json_encode: filter(['flags', 'depth'], (st, v, a) => jsonEncode(st, v, toInt(a[0] ?? 0)), {
-    strict: true,
-  }),
+  json_encode: filter(
+    ['flags', 'depth'],
+    (st, v, a) => jsonEncode(st, v, numberParam(a[0] ?? 0, 'json_encode', 2, 'flags')),
+    {
+      strict: true,
+    },
+  ),
 };

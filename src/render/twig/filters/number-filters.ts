@@ -1,4 +1,4 @@
-import { isNumericString, parseNumeric, toArith, toFloat, toInt, toStr } from '../runtime/convert.js';
+import { isNumericString, numberParam, parseNumeric, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { PhpArray } from '../runtime/php-array.js';
 import { phpRound } from '../runtime/php-round.js';
@@ -47,9 +47,12 @@ function abs(v: Value): Value {
 export const NUMBER_FILTERS: Readonly<Record<string, FilterDef>> = {
   abs: filter([], (_st, v) => abs(v), { strict: true }),
   round: filter(['precision', 'method'], (_st, v, a) => {
-    const precision = toInt(a[0] ?? 0);
     const method = a[1] === undefined ? 'common' : toStr(a[1]);
-    const n = toArith(v, 0, 'round', true);
+    // round()'s int parameter; ceil and floor only raise 10 to it
+    const precision =
+      method === 'common' ? numberParam(a[0] ?? 0, 'round', 2, 'precision') : toInt(a[0] ?? 0);
+    // twig_round casts with (float) first: "abc" is 0 and "5 items" 5, without a warning
+    const n = toFloat(v);
     if (method === 'common') return phpRound(n, precision);
     if (method !== 'ceil' && method !== 'floor') {
       return fail('The round filter only supports the "common", "ceil", and "floor" methods.');
@@ -58,7 +61,8 @@ export const NUMBER_FILTERS: Readonly<Record<string, FilterDef>> = {
     return (method === 'ceil' ? Math.ceil(n * f) : Math.floor(n * f)) / f;
   }),
   number_format: filter(['decimal', 'decimal_point', 'thousand_sep'], (st, v, a) => {
-    const decimals = a[0] === undefined || a[0] === null ? 0 : toInt(a[0]);
+    const decimals =
+      a[0] === undefined || a[0] === null ? 0 : numberParam(a[0], 'number_format', 2, 'decimals');
     const point = a[1] === undefined || a[1] === null ? '.' : toStr(a[1]);
     const sep = a[2] === undefined || a[2] === null ? ',' : toStr(a[2]);
     return numberFormat(st, toFloat(v), decimals, point, sep);

@@ -1,5 +1,5 @@
 import { charge } from '../runtime/budget.js';
-import { toInt, toStr } from '../runtime/convert.js';
+import { castStr, numberParam, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
 import { PhpArray } from '../runtime/php-array.js';
@@ -146,7 +146,7 @@ export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string 
   const map = new Map<string, string>();
   pairs.forEach((v, k) => {
     const key = String(k);
-    if (key !== '') map.set(key, toStr(v));
+    if (key !== '') map.set(key, castStr(v));
   });
   if (map.size === 0) return s;
   const keys = [...map.keys()].sort((a, b) => b.length - a.length);
@@ -187,7 +187,10 @@ function explode(st: RenderState, delim: string, s: string, limit: number | null
 function split(st: RenderState, v: Value, a: Args): Value {
   const s = stringArg(v, 'split');
   const delim = stringArg(a[0], 'split');
-  const limit = a[1] === undefined || a[1] === null ? null : toInt(a[1]);
+  const limitV = a[1] === undefined ? null : a[1];
+  // explode()'s int parameter; without a delimiter Twig only compares and counts with it
+  const limit =
+    limitV === null ? null : delim.length > 0 ? numberParam(limitV, 'explode', 3, 'limit') : toInt(limitV);
   if (delim.length > 0) return PhpArray.list(explode(st, delim, s, limit));
   const chars = codePoints(s);
   st.checkArray(chars.length);

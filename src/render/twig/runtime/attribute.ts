@@ -7,8 +7,11 @@ import type { Value } from './value.js';
 
 export type AttrType = 'any' | 'array' | 'method';
 
-function arrayItemKey(attr: Value): string | number | undefined {
-  if (attr instanceof PhpArray || (typeof attr === 'object' && attr !== null)) return undefined;
+/** The key `attr` reads from an array: PHP's isset() refuses an array or object as a key. */
+function arrayItemKey(attr: Value): string | number {
+  if (attr instanceof PhpArray || (typeof attr === 'object' && attr !== null)) {
+    return fail('Illegal offset type in isset or empty');
+  }
   return toKey(attr);
 }
 
@@ -25,9 +28,7 @@ export function getAttribute(
 ): Value {
   if (obj instanceof PhpArray) {
     if (type === 'method') return null;
-    const key = arrayItemKey(attr);
-    if (key === undefined) return null;
-    return obj.get(key) ?? null;
+    return obj.get(arrayItemKey(attr)) ?? null;
   }
   if (obj instanceof MethodObject && type !== 'array') {
     if (typeof attr !== 'string' && typeof attr !== 'number') return null;
@@ -43,8 +44,7 @@ export function getAttribute(
 export function hasAttribute(obj: Value, attr: Value, type: AttrType): boolean {
   if (obj instanceof PhpArray) {
     if (type === 'method') return false;
-    const key = arrayItemKey(attr);
-    return key !== undefined && obj.has(key);
+    return obj.has(arrayItemKey(attr));
   }
   if (obj instanceof MethodObject && type !== 'array') {
     return (

@@ -5,6 +5,7 @@
  */
 export interface Budget {
   step(n?: number): void;
+  warn(message: string): void;
 }
 
 let current: Budget | undefined;
@@ -17,6 +18,14 @@ export function enterBudget(b: Budget): Budget | undefined {
 
 export function leaveBudget(previous: Budget | undefined): void {
   current = previous;
+}
+
+/**
+ * Records a PHP warning (or notice) on the current render: PHP prints its output anyway, so the
+ * caller goes on with PHP's result. The enclosing compiled node adds the position.
+ */
+export function warn(message: string): void {
+  current?.warn(message);
 }
 
 /** Charges `n` units to the current render (no-op outside a render). */

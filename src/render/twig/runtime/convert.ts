@@ -1,3 +1,4 @@
+import { warn } from './budget.js';
 import { fail } from './fault.js';
 import { Markup } from './markup.js';
 import { numberToString } from './number-format.js';
@@ -5,7 +6,10 @@ import { PhpArray } from './php-array.js';
 import type { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
-/** PHP's (string) cast as Twig's output uses it. */
+/**
+ * A string argument of a PHP function: an array there is PHP's TypeError, so the render fails
+ * (the implicit conversions that only warn go through castStr).
+ */
 export function toStr(v: Value): string {
   switch (typeof v) {
     case 'string':
@@ -16,11 +20,22 @@ export function toStr(v: Value): string {
       return v ? '1' : '';
     default:
       if (v === null) return '';
-      // PHP prints "Array" with an "Array to string conversion" warning; a warning fails the render
       if (v instanceof PhpArray) return fail('Array to string conversion');
       if (v instanceof Markup) return v.text;
       return fail(`Object of class ${(v as TwigObject).phpClass} could not be converted to string`);
   }
+}
+
+/**
+ * PHP's implicit string conversion (echo, `~`, interpolation, implode, sprintf's %s): an array
+ * becomes "Array" with a warning, and the render goes on as PHP's does.
+ */
+export function castStr(v: Value): string {
+  if (v instanceof PhpArray) {
+    warn('Array to string conversion');
+    return 'Array';
+  }
+  return toStr(v);
 }
 
 /** PHP truthiness: "0", "", 0, 0.0, null, false and the empty array are false. */
@@ -85,8 +100,12 @@ export function toArith(v: Value, other: Value, op: string, left: boolean): numb
       return v ? 1 : 0;
     case 'string': {
       if (NUMERIC.test(v)) return parseNumeric(v);
-      // "12abc" works in PHP but with "A non-numeric value encountered": a warning fails the render
-      if (leadingNumber(v) !== undefined) return fail('A non-numeric value encountered');
+      // "12abc" counts as 12 in PHP, with a warning; "abc" is a TypeError (below)
+      const n = leadingNumber(v);
+      if (n !== undefined) {
+        warn('A non-numeric value encountered');
+        return n;
+      }
       break;
     }
     default:
@@ -95,6 +114,21 @@ export function toArith(v: Value, other: Value, op: string, left: boolean): numb
   const a = left ? v : other;
   const b = left ? other : v;
   return fail(`Unsupported operand types: ${phpType(a)} ${op} ${phpType(b)}`);
+}
+
+/**
+ * An int (or int|float) parameter of a PHP built-in, in PHP's coercive mode: numbers, booleans,
+ * null and numeric strings convert; any other string ("2x" included) or an array is a TypeError.
+ */
+export function numberParam(v: Value, fn: string, position: number, name: string, int = true): number {
+  if (
+    typeof v === 'string' ? !NUMERIC.test(v) : v instanceof PhpArray || (typeof v === 'object' && v !== null)
+  ) {
+    return fail(
+      `${fn}(): Argument #${position} ($${name}) must be of type ${int ? 'int' : 'int|float'}, ${phpType(v)} given`,
+    );
+  }
+  return int ? toInt(v) : toFloat(v);
 }
 
 /** PHP's (int) cast. */

@@ -1,6 +1,6 @@
 import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
-import { isNumericString, toArith, toBool, toFloat, toInt, toStr } from './convert.js';
+import { castStr, isNumericString, numberParam, toArith, toBool, toInt, toStr } from './convert.js';
 import { fail } from './fault.js';
 import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
@@ -79,21 +79,41 @@ export function pos(a: Value): number {
   return typeof a === 'number' ? a : toArith(a, 1, '*', true);
 }
 
-function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): number {
-  const x = toInt(a);
-  const y = toInt(b);
+/**
+ * PHP's bitwise operators on two strings work on their bytes: & and ^ as long as the shorter,
+ * | as the longer (the shorter padded with zero bytes).
+ */
+function stringBitwise(a: string, b: string, op: '&' | '|' | '^'): string {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  const n = op === '|' ? Math.max(x.length, y.length) : Math.min(x.length, y.length);
+  charge(n >> 10);
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) {
+    const p = x[i] ?? 0;
+    const q = y[i] ?? 0;
+    out[i] = op === '&' ? p & q : op === '|' ? p | q : p ^ q;
+  }
+  return out.toString('utf8');
+}
+
+function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): number | string {
+  if (typeof a === 'string' && typeof b === 'string') return stringBitwise(a, b, op);
+  // PHP converts like arithmetic: "5x" is 5 with a warning, "abc" a TypeError
+  const x = toIntOperand(toArith(a, b, op, true));
+  const y = toIntOperand(toArith(b, a, op, false));
   if ((x | 0) === x && (y | 0) === y) return op === '&' ? x & y : op === '|' ? x | y : x ^ y;
   const bx = BigInt.asIntN(64, BigInt(x));
   const by = BigInt.asIntN(64, BigInt(y));
   return Number(BigInt.asIntN(64, op === '&' ? bx & by : op === '|' ? bx | by : bx ^ by));
 }
-export const bitAnd = (a: Value, b: Value): number => bitwise(a, b, '&');
-export const bitOr = (a: Value, b: Value): number => bitwise(a, b, '|');
-export const bitXor = (a: Value, b: Value): number => bitwise(a, b, '^');
+export const bitAnd = (a: Value, b: Value): number | string => bitwise(a, b, '&');
+export const bitOr = (a: Value, b: Value): number | string => bitwise(a, b, '|');
+export const bitXor = (a: Value, b: Value): number | string => bitwise(a, b, '^');
 
 export function concat(st: RenderState, a: Value, b: Value): string {
-  const x = toStr(a);
-  const y = toStr(b);
+  const x = castStr(a);
+  const y = castStr(b);
   if (x.length + y.length > 4096) st.checkString(x.length + y.length);
   return x + y;
 }
@@ -140,7 +160,7 @@ export function lessThan(a: Value, b: Value): boolean {
 /** PHP's range() as Twig's `..` and range() use it; sized before anything is built. */
 export function range(st: RenderState, low: Value, high: Value, stepArg: Value = 1): PhpArray {
   const isChar = (v: Value): v is string => typeof v === 'string' && v.length >= 1 && !isNumericString(v);
-  let step = Math.abs(toFloat(stepArg));
+  let step = Math.abs(numberParam(stepArg, 'range', 3, 'step', false));
   if (isChar(low) && isChar(high)) {
     const a = low.charCodeAt(0) & 0xff;
     const b = high.charCodeAt(0) & 0xff;
@@ -150,8 +170,11 @@ export function range(st: RenderState, low: Value, high: Value, stepArg: Value =
     else for (let c = a; c >= b; c -= s) out.push(String.fromCharCode(c));
     return PhpArray.list(out);
   }
-  const lo = toArith(low === '' ? 0 : low, high, 'range', true);
-  const hi = toArith(high === '' ? 0 : high, low, 'range', true);
+  // PHP 8.2's range() reads a non-numeric string bound like (int), without a warning: "3x" is 3
+  const bound = (v: Value, other: Value): number =>
+    typeof v === 'string' && !isNumericString(v) ? toInt(v) : toArith(v, other, 'range', true);
+  const lo = bound(low, high);
+  const hi = bound(high, low);
   if (step === 0) return fail('range(): Argument #3 ($step) cannot be 0');
   const isFloat = !Number.isInteger(lo) || !Number.isInteger(hi) || !Number.isInteger(step);
   if (!isFloat) step = Math.trunc(step);

@@ -1,4 +1,4 @@
-import { toFloat, toInt, toStr } from './convert.js';
+import { castStr, toFloat, toInt } from './convert.js';
 import { fail } from './fault.js';
 import { floatToString } from './number-format.js';
 import type { RenderState } from './state.js';
@@ -102,7 +102,7 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
         break;
       }
       case 's': {
-        s = toStr(arg);
+        s = castStr(arg);
         if (precision !== undefined) s = s.slice(0, precision);
         break;
       }

@@ -29,10 +29,34 @@ export class LimitFault extends RuntimeFault {
 
 const TIME_CHECK_EVERY = 512;
 
+/** A PHP warning the render raised and went past, at the template position it came from. */
+export interface TemplateWarning {
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * Warnings one render keeps: a loop that warns on every item would otherwise grow the list (and
+ * the delivery record) with the input; the rest are only counted.
+ */
+export const MAX_WARNINGS = 20;
+
+/** Turns a template offset into line and column (the template's Source). */
+export interface Locator {
+  position(offset: number): { line: number; column: number };
+}
+
 /** Mutable state of one render: output buffer, budgets and the caller's options. */
 export class RenderState {
   out = '';
   steps = 0;
+  /** Warnings kept (at most MAX_WARNINGS), in the order raised. */
+  readonly warnings: { message: string; line: number; column: number }[] = [];
+  /** Every warning raised, kept or not. */
+  warningCount = 0;
+  /** Kept warnings at the end of `warnings` still waiting for their node's position. */
+  unplaced = 0;
   macroDepth = 0;
   private nextTimeCheck: number;
   private readonly deadline: number;
@@ -66,6 +90,27 @@ export class RenderState {
         throw new LimitFault('maxRenderMs', `the render took longer than ${this.limits.maxRenderMs} ms`);
       }
     }
+  }
+
+  warn(message: string): void {
+    this.warningCount++;
+    if (this.warnings.length >= MAX_WARNINGS) return;
+    this.warnings.push({ message, line: 0, column: 0 });
+    this.unplaced++;
+  }
+
+  /**
+   * Gives the warnings raised inside a compiled node its position. The innermost node that
+   * completes places them, so a warning points at the expression that raised it.
+   */
+  place(locator: Locator, offset: number): void {
+    const { line, column } = locator.position(offset);
+    const w = this.warnings;
+    for (let i = w.length - this.unplaced; i < w.length; i++) {
+      w[i]!.line = line;
+      w[i]!.column = column;
+    }
+    this.unplaced = 0;
   }
 
   /** Ensures a string an operation is about to produce stays within bounds. */
