@@ -1,3 +1,4 @@
+import { warn } from './budget.js';
 import { toStr } from './convert.js';
 import { diffDates, TwigInterval } from './date-interval.js';
 import { fail } from './fault.js';
@@ -6,6 +7,7 @@ import type { RenderState } from './state.js';
 import {
   applyRelative,
   DateParseError,
+  describeParseError,
   fillHoles,
   isTimestamp,
   overlay,
@@ -49,7 +51,8 @@ export class TwigDate extends MethodObject {
       ['modify', (st, args) => this.modifyInPlace(modify(st, this, toStr(args[0] ?? '')))],
     ]);
   }
-  private modifyInPlace(to: TwigDate): TwigDate {
+  private modifyInPlace(to: TwigDate | false): TwigDate | false {
+    if (to === false) return false;
     this.ms = to.ms;
     this.tz = to.tz;
     this.abbr = to.abbr;
@@ -149,13 +152,14 @@ function zoneOf(zone: ParsedZone): { tz: string; abbr?: ZoneAbbr } {
   return zone.kind === 'abbr' ? { tz, abbr: { name: zone.name, dst: zone.dst } } : { tz };
 }
 
+const parseFailure = (caller: string, text: string, err: DateParseError): string =>
+  `${caller}: Failed to parse time string (${text}) ${describeParseError(err)}`;
+
 function parse(st: RenderState, text: string, caller: string): ParsedTime {
   try {
     return parseDateString(text, () => st.step());
   } catch (err) {
-    if (err instanceof DateParseError) {
-      return fail(`${caller}: Failed to parse time string (${text}): ${err.message}`);
-    }
+    if (err instanceof DateParseError) return fail(parseFailure(caller, text, err));
     throw err;
   }
 }
@@ -203,8 +207,16 @@ function construct(st: RenderState, text: string): TwigDate {
  * whole grammar: "+1 day", "next monday", "last day of next month", "noon"...). The zone stays,
  * except after "@<timestamp>", which moves the date to UTC as PHP does.
  */
-export function modify(st: RenderState, base: TwigDate, text: string): TwigDate {
-  const p = parse(st, text, 'DateTime::modify()');
+export function modify(st: RenderState, base: TwigDate, text: string): TwigDate | false {
+  let p: ParsedTime;
+  try {
+    p = parseDateString(text, () => st.step());
+  } catch (err) {
+    if (!(err instanceof DateParseError)) throw err;
+    // PHP 8.2 warns and answers false (a date filter after it shows "now"); the date is unchanged
+    warn(parseFailure('DateTime::modify()', text, err));
+    return false;
+  }
   const wall = overlay(p, wallIn(base.ms, base.tz));
   const utc = isTimestamp(p);
   const tz = utc ? '+00:00' : base.tz;

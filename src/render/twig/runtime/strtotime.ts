@@ -54,7 +54,14 @@ export interface ParsedTime {
 
 export class DateParseError extends Error {
   override readonly name = 'DateParseError';
+  /** Where the scanner was, and the character there, as PHP's message names them. */
+  position: number | undefined;
+  char: string | undefined;
 }
+
+/** PHP's words for a parse error: `at position 0 (n): The timezone could not be found...`. */
+export const describeParseError = (err: DateParseError): string =>
+  err.position === undefined ? err.message : `at position ${err.position} (${err.char}): ${err.message}`;
 
 const ci = (word: string): string =>
   [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c === '.' ? '\\.' : c)).join('');
@@ -986,7 +993,16 @@ export function scanDateString(text: string, step: () => void = () => {}): Parse
       }
     }
     if (best) {
-      best.action(new Cursor(text.slice(pos, pos + bestLen)), p);
+      try {
+        best.action(new Cursor(text.slice(pos, pos + bestLen)), p);
+      } catch (err) {
+        // timelib names the token where it found the error
+        if (err instanceof DateParseError && err.position === undefined) {
+          err.position = pos;
+          err.char = text[pos];
+        }
+        throw err;
+      }
       pos += bestLen;
       continue;
     }
@@ -995,7 +1011,10 @@ export function scanDateString(text: string, step: () => void = () => {}): Parse
       pos++;
       continue;
     }
-    throw new DateParseError(`Unexpected character at position ${pos} (${c})`);
+    const unexpected = new DateParseError('Unexpected character');
+    unexpected.position = pos;
+    unexpected.char = c;
+    throw unexpected;
   }
   return p;
 }
