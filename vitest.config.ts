@@ -39,6 +39,7 @@ const processes = [
   'test/bin/processes.test.ts',
   'test/redis/redis-policy.test.ts',
   'test/workers/processes.test.ts',
+  'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',
   'test/workers/upstream-rate.test.ts',
 ];

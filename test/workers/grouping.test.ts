@@ -26,7 +26,8 @@ let relay: RelayServer;
 let w: World;
 
 const ALERT = '{{ data.alert }} {{ data.state }}';
-const DIGEST = '{{ _group.count }} in {{ _group.key }} (held {{ _group.held_back }}):{% for i in _group.items %} {{ i.alert }}{% endfor %}; newest {{ data.alert }}';
+const DIGEST =
+  '{{ _group.count }} in {{ _group.key }} (held {{ _group.held_back }}):{% for i in _group.items %} {{ i.alert }}{% endfor %}; newest {{ data.alert }}';
 
 async function settled(msgId: string): Promise<DeliveryRecord> {
   await expect
@@ -36,9 +37,13 @@ async function settled(msgId: string): Promise<DeliveryRecord> {
 }
 
 async function status(msgId: string, token: string): Promise<Record<string, unknown>> {
-  const r = await app.request<Record<string, unknown>>('GET', `/api/v3/message/pipemsg-status?msg_id=${msgId}`, {
-    bot: token,
-  });
+  const r = await app.request<Record<string, unknown>>(
+    'GET',
+    `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+    {
+      bot: token,
+    },
+  );
   expect(r.status, r.text).toBe(200);
   return r.body.data;
 }
@@ -54,7 +59,11 @@ async function timeline(world: World): Promise<Array<{ id: string; content: stri
 }
 
 beforeAll(async () => {
-  app = await startTestApp('worker_grouping', { METRICS_PORT: '0', WORKER_CONCURRENCY: '8', HOST: '127.0.0.1' });
+  app = await startTestApp('worker_grouping', {
+    METRICS_PORT: '0',
+    WORKER_CONCURRENCY: '8',
+    HOST: '127.0.0.1',
+  });
   workers = await startWorkers(app.res, app.res.pipeRuntime.queue);
   relay = await startRelayServer();
   w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
@@ -86,9 +95,13 @@ describe('pipe grouping settings', () => {
     }
     const grouping = { key: '{{ data.k }}', mode: 'throttle', window_s: 30, limit: 5 };
     const pipe = await createPipe(app, w, { grouping });
-    const view = await app.request<{ pipe: { grouping: unknown } }>('GET', `/admin/api/pipe/view?id=${pipe.id}`, {
-      admin: true,
-    });
+    const view = await app.request<{ pipe: { grouping: unknown } }>(
+      'GET',
+      `/admin/api/pipe/view?id=${pipe.id}`,
+      {
+        admin: true,
+      },
+    );
     expect(view.body.data.pipe.grouping).toEqual(grouping);
     const cleared = await app.request<{ pipe: { grouping: unknown } }>('POST', '/admin/api/pipe/update', {
       admin: true,
@@ -117,7 +130,10 @@ describe('digest', () => {
     expect(records[4]?.folded_into).not.toBe(dbDigest);
     expect((await settled(alone)).status).toBe('sent');
     // pipemsg-status says so, with the carrier's id.
-    expect(await status(ids[1] as string, w.bot.token)).toMatchObject({ status: 'folded', folded_into: dbDigest });
+    expect(await status(ids[1] as string, w.bot.token)).toMatchObject({
+      status: 'folded',
+      folded_into: dbDigest,
+    });
     expect((await settled(dbDigest)).status).toBe('sent');
     expect((await settled(records[4]?.folded_into as string)).status).toBe('sent');
     const items = await timeline(w);
@@ -224,7 +240,9 @@ describe('update in place', () => {
     const items = await timeline(world);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ id: first, content: 'api resolved' });
-    expect(items[0]?.updated_at).toBeGreaterThanOrEqual((posted as unknown as { create_at: number }).create_at);
+    expect(items[0]?.updated_at).toBeGreaterThanOrEqual(
+      (posted as unknown as { create_at: number }).create_at,
+    );
     const detail = (await app.res.store.deliveries.detail(second)) as DeliveryDetail;
     expect(detail.rendered?.content).toBe('api resolved');
     expect(detail.history.map((h) => h.status)).toEqual(['folded']);
