@@ -19,6 +19,7 @@ const unit = [
   'test/domain/gallery.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipe-captures.test.ts',
+  'test/domain/pipe-grouping.test.ts',
   'test/domain/pipe-routing.test.ts',
   'test/domain/pipe-signatures.test.ts',
   'test/domain/pipes-cache.test.ts',
