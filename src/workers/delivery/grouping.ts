@@ -28,6 +28,7 @@ import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { groupBaseKey, groupDecisionKey, lockKey } from '../../redis/keys.js';
 import type { BotRecord } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
+import { templateVersionKey } from '../render-pool/compiled-templates.js';
 import type { GroupRenderInput } from '../render-pool/render-input.js';
 import { relayEdit } from '../sinks/relay-sink.js';
 import type { OutgoingMessage, SinkResult } from '../sinks/types.js';
@@ -202,7 +203,7 @@ async function renderGroupKey(ctx: ProcessContext, data: PipeJob, g: PipeGroupin
   const compiled = ctx.caches.compiledTemplate(id, 0, g.key);
   const templated = data.template_id !== null;
   const out = await ctx.renderer.render({
-    templateKey: `${id}:0`,
+    templateKey: templateVersionKey(id, 0),
     source: g.key,
     compiled,
     msgtype: 1,
