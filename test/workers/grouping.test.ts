@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryDetail, DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
@@ -246,5 +247,68 @@ describe('update in place', () => {
     const detail = (await app.res.store.deliveries.detail(second)) as DeliveryDetail;
     expect(detail.rendered?.content).toBe('api resolved');
     expect(detail.history.map((h) => h.status)).toEqual(['folded']);
+    // The entry deleted from the timeline: the next one is stored anew and becomes the carrier.
+    const mongo = new URL(app.config.mongoUrl);
+    mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+    const conn = await mongoose.createConnection(mongo.toString()).asPromise();
+    try {
+      expect((await conn.collection('messages').deleteOne({ _id: first as never })).deletedCount).toBe(1);
+    } finally {
+      await conn.close();
+    }
+    const third = await sendPipe(app, pipe.token, { group: 'x', alert: 'api', state: 'firing again' });
+    expect((await settled(third)).status).toBe('sent');
+    const fourth = await sendPipe(app, pipe.token, { group: 'x', alert: 'api', state: 'ok' });
+    expect(await settled(fourth)).toMatchObject({ status: 'folded', folded_into: third });
+    expect((await timeline(world)).map((m) => [m.id, m.content])).toEqual([[third, 'api ok']]);
+  });
+
+  it('a storm of concurrent alerts: one message per group, showing each group newest alert, the rest folded into it', async () => {
+    const world = await createRelayWorld(app, relay.url, {
+      name: 'storm relay',
+      upstream_token: 'tok-storm',
+    });
+    const template = await createTemplate(app, world, ALERT);
+    const pipe = await createPipe(app, world, {
+      template_id: template,
+      grouping: { key: '{{ data.group }}', mode: 'update', window_s: 3600 },
+    });
+    relay.requests.length = 0;
+    relay.handler = (body, res) => {
+      if (body.nonce === undefined) answer(res, 200, { code: 0, message: 'ok', data: [] });
+      else ok(res, `up-${String(body.nonce)}`);
+    };
+    const ids = await Promise.all(
+      Array.from({ length: 100 }, (_, n) =>
+        sendPipe(app, pipe.token, { group: `g${n % 5}`, alert: `a${n}`, state: 's' }),
+      ),
+    );
+    const records = await Promise.all(ids.map(settled));
+    const carriers = records.filter((r) => r.status === 'sent');
+    expect(carriers).toHaveLength(5);
+    expect(records.filter((r) => r.status === 'folded')).toHaveLength(95);
+    const creates = relay.requests.filter((r) => r.body.nonce !== undefined);
+    expect(creates.map((r) => r.body.nonce).sort()).toEqual(carriers.map((r) => r.msg_id).sort());
+    // Each group's message ends showing its newest alert (by acceptance, then msg_id).
+    const jobs = await Promise.all(ids.map((id) => app.res.pipeRuntime.queue.getJob(id)));
+    for (let g = 0; g < 5; g++) {
+      const inGroup = ids
+        .map((id, n) => ({ id, n, at: jobs[n]?.data.accepted_at ?? 0 }))
+        .filter((x) => x.n % 5 === g)
+        .sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1));
+      const newest = inGroup.at(-1) as { n: number };
+      const carrier = records.find(
+        (r) => r.status === 'sent' && inGroup.some((x) => x.id === r.msg_id),
+      ) as DeliveryRecord;
+      expect(
+        records
+          .filter((r) => inGroup.some((x) => x.id === r.msg_id) && r.status === 'folded')
+          .every((r) => r.folded_into === carrier.msg_id),
+      ).toBe(true);
+      const shown = relay.requests
+        .filter((r) => r.body.nonce === carrier.msg_id || r.body.msg_id === `up-${carrier.msg_id}`)
+        .at(-1);
+      expect(shown?.body.content).toBe(`a${newest.n} s`);
+    }
   });
 });
