@@ -110,6 +110,22 @@ describe('pipe grouping settings', () => {
     });
     expect(cleared.body.data.pipe.grouping).toBeNull();
   });
+
+  it('the alertmanager and grafana presets edit in place by groupKey, unless the call says otherwise', async () => {
+    const preset = async (body: Record<string, unknown>) => {
+      const r = await app.request<{ pipe: { grouping: unknown } }>('POST', '/admin/api/pipe/create', {
+        admin: true,
+        json: { bot_id: w.bot.id, title: 'preset', channel_id: w.channelId, ...body },
+      });
+      expect(r.status, r.text).toBe(200);
+      return r.body.data.pipe.grouping;
+    };
+    const byGroupKey = { key: '{{ data.groupKey }}', mode: 'update', window_s: 86_400, limit: null };
+    expect(await preset({ preset: 'alertmanager' })).toEqual(byGroupKey);
+    expect(await preset({ preset: 'grafana' })).toEqual(byGroupKey);
+    expect(await preset({ preset: 'alertmanager', grouping: null })).toBeNull();
+    expect(await preset({ preset: 'sentry' })).toBeNull();
+  });
 });
 
 describe('digest', () => {

@@ -29,6 +29,12 @@ export const MAX_GROUP_KEY_LENGTH = 256;
  * the engine bounds, and a window of tens of thousands would fail its render for good.
  */
 export const MAX_DIGEST_ITEMS = 500;
+/**
+ * Most bytes of collected job inputs (as the queue holds them: deflated, base64) one window
+ * keeps, for the same reason: 8 MiB, about 1,000 deflated 50 KB GitLab pushes, or 8 bodies
+ * at BODY_LIMIT_BYTES that do not deflate. The window that reaches it is closed.
+ */
+export const MAX_DIGEST_BYTES = 8 * 1024 * 1024;
 
 /** The template variable a grouped message's template sees beside `data`. */
 export const GROUP_VARIABLE = '_group';

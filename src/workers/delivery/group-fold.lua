@@ -5,7 +5,8 @@
 --          by acceptance, ':wi:<n>' hash msg_id -> item, ':held' the last closed window's count)
 -- KEYS[2]: this message's decision (groupDecisionKey)
 -- ARGV: msg_id, score (accepted_at), item (JSON), window ms, mode (digest|throttle), limit
---       (throttle), most items per window, decision ttl ms, state ttl ms
+--       (throttle), most items per window, decision and items ttl ms, state ttl ms, most item
+--       bytes per window
 -- Answers "<f|p>|<window n>|<opened at ms>|<held back in the previous window>": f folded into
 -- window n's digest, p passed (a throttle's message under its limit, sent on its own).
 local decided = redis.call('GET', KEYS[2])
@@ -23,6 +24,7 @@ if n then
   -- A throttle's window is over at its end (its closing digest, if any, still takes its items);
   -- a full window is closed for a new one, so that one digest never renders too many items.
   local full = redis.call('ZCARD', base .. ':w:' .. n) >= tonumber(ARGV[7])
+    or tonumber(redis.call('HGET', openKey, 'bytes') or '0') >= tonumber(ARGV[10])
   if full or (mode == 'throttle' and now >= at + windowMs) then
     redis.call('SET', base .. ':held', redis.call('HGET', openKey, 'held') or '0', 'PX', ARGV[9])
     n = nil
@@ -32,7 +34,7 @@ if not n then
   n = redis.call('INCR', base .. ':seq')
   at = now
   redis.call('DEL', openKey)
-  redis.call('HSET', openKey, 'n', n, 'at', at, 'passed', 0, 'held', 0)
+  redis.call('HSET', openKey, 'n', n, 'at', at, 'passed', 0, 'held', 0, 'bytes', 0)
 end
 redis.call('PEXPIRE', openKey, ARGV[9])
 redis.call('PEXPIRE', base .. ':seq', ARGV[9])
@@ -47,9 +49,11 @@ else
   redis.call('ZADD', items, ARGV[2], ARGV[1])
   redis.call('HSET', bodies, ARGV[1], ARGV[3])
   redis.call('HINCRBY', openKey, 'held', 1)
-  -- Kept until the digest is sent (it deletes them); this only bounds what a lost digest leaves.
-  redis.call('PEXPIRE', items, ARGV[9])
-  redis.call('PEXPIRE', bodies, ARGV[9])
+  redis.call('HINCRBY', openKey, 'bytes', string.len(ARGV[3]))
+  -- Kept until the digest is sent (it deletes them), at most as long as a dead digest stays
+  -- replayable.
+  redis.call('PEXPIRE', items, ARGV[8])
+  redis.call('PEXPIRE', bodies, ARGV[8])
 end
 local result = kind .. '|' .. n .. '|' .. at .. '|' .. held
 redis.call('SET', KEYS[2], result, 'PX', ARGV[8])

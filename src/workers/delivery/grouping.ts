@@ -9,6 +9,7 @@ import {
   type GroupSeq,
   groupHash,
   groupKeyOf,
+  MAX_DIGEST_BYTES,
   MAX_DIGEST_ITEMS,
   type PipeGrouping,
   updateDecision,
@@ -55,14 +56,12 @@ type FoldCommand = (base: string, decision: string, ...args: Array<string | numb
 type TakeCommand = (base: string, window: string, ttlMs: number) => Promise<Array<string | null>>;
 
 /**
- * How long a message's grouping decision is kept for its job's re-runs, in ms: 7 days, as long
- * as the queue keeps a failed job (a replay runs it again and must fold it the same way).
+ * How long a message's grouping decision, and a window's items, are kept, in ms: 7 days, as long
+ * as the queue keeps a failed job (a replay runs it again and must fold it the same way; a dead
+ * digest replayed must find its items).
  */
 export const GROUP_DECISION_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
-/**
- * How long a group's windows and items outlive their window, in ms (a day): they are deleted
- * once their digest is sent; this bounds what a digest that never runs leaves behind.
- */
+/** How long a group's open window and counters outlive their window, in ms (a day). */
 const GROUP_STATE_SLACK_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a message waits for its group's lock in update mode, in ms. The holder renders and
@@ -242,6 +241,7 @@ async function foldOrPass<T>(
       MAX_DIGEST_ITEMS,
       GROUP_DECISION_KEEP_MS,
       stateTtlMs(g.window_s),
+      MAX_DIGEST_BYTES,
     );
   } catch (err) {
     throw asRedisDependencyError(err);
