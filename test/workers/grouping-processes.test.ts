@@ -123,6 +123,8 @@ describe('storm control across worker processes', () => {
     }
     const sendMs = Date.now() - sendStarted;
     await Promise.all([started(a), started(b)]);
+    const workersUp = Date.now() - sendStarted;
+    const doneWhenUp = completed;
     await expect.poll(() => completed, { timeout: 60_000, interval: 5 }).toBeGreaterThanOrEqual(300);
     a.child.kill('SIGKILL');
     const killedAfter = completed;
@@ -202,7 +204,7 @@ describe('storm control across worker processes', () => {
     // The kills really interrupted work: the survivors took over jobs the dead held.
     expect(stalled).toBeGreaterThan(0);
     console.log(
-      `storm: ${ALERTS} alerts sent in ${sendMs} ms (a killed with ${killedAfter} folded);` +
+      `storm: ${ALERTS} alerts sent in ${sendMs} ms (both workers up at ${workersUp} ms with ${doneWhenUp} done; a killed with ${killedAfter} folded);` +
         ` all folded at ${foldedAt} ms (b killed with ${inTimeline} of ${GROUPS} in the timeline);` +
         ` ${messages.length} digests, ${seen.size} alerts in them, ${stalled} jobs taken over`,
     );
