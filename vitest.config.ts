@@ -19,6 +19,7 @@ const unit = [
   'test/domain/gallery.test.ts',
   'test/domain/permissions.test.ts',
   'test/domain/pipe-captures.test.ts',
+  'test/domain/pipe-grouping.test.ts',
   'test/domain/pipe-routing.test.ts',
   'test/domain/pipe-signatures.test.ts',
   'test/domain/pipes-cache.test.ts',
@@ -39,6 +40,7 @@ const processes = [
   'test/bin/processes.test.ts',
   'test/redis/redis-policy.test.ts',
   'test/workers/processes.test.ts',
+  'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',
   'test/workers/upstream-rate.test.ts',
 ];

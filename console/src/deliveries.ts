@@ -13,6 +13,7 @@ export const STATUS_FILTERS = [
   'rate_limited',
   'retrying',
   'sent',
+  'folded',
   'failed',
   'replayed',
 ] as const;
@@ -72,6 +73,7 @@ const t = translator({
     rate_limited: '限速等待',
     retrying: '重试中',
     sent: '已发送',
+    folded: '已合并',
     failed: '失败',
     replayed: '已重发',
   },
@@ -81,6 +83,7 @@ const t = translator({
     rate_limited: 'Rate limited',
     retrying: 'Retrying',
     sent: 'Sent',
+    folded: 'Folded',
     failed: 'Failed',
     replayed: 'Replayed',
   },
@@ -255,6 +258,8 @@ export interface Delivery {
   readonly replays: number;
   readonly sent_at: number | null;
   readonly upstream_msg_id: string | null;
+  /** A folded message's carrier: its group's digest, or the message its update edited. */
+  readonly folded_into?: string | null;
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
   readonly created_at: number;

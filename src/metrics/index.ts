@@ -31,6 +31,8 @@ export interface HeraldMetrics {
   readonly sent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
   readonly failed: Counter<'reason'>;
+  /** Messages another one carried (a group's digest or edited carrier), by grouping mode. */
+  readonly folded: Counter<'mode'>;
   /** Rate-limit waits (bot bucket empty, or relay 429), by bot and source (bucket, upstream). */
   readonly rateLimitedWaits: Counter<'bot_id' | 'source'>;
   /** Retryable failures that were retried, by reason code. */
@@ -82,6 +84,12 @@ export function createMetrics(): HeraldMetrics {
     name: 'herald_pipe_messages_failed_total',
     help: 'Pipe messages that failed for good, by reason code',
     labelNames: ['reason'] as const,
+    registers,
+  });
+  const folded = new Counter({
+    name: 'herald_pipe_messages_folded_total',
+    help: "Pipe messages carried by another message of their group (a digest, or an update's carrier), by grouping mode",
+    labelNames: ['mode'] as const,
     registers,
   });
   const rateLimitedWaits = new Counter({
@@ -146,6 +154,7 @@ export function createMetrics(): HeraldMetrics {
     skipped,
     signatureChecks,
     sent,
+    folded,
     failed,
     rateLimitedWaits,
     retries,

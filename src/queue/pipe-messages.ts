@@ -56,6 +56,24 @@ export interface PipeJob {
   input_encoding?: InputEncoding;
   /** When the web process accepted it, in ms since the epoch (the answer's msg_timestamp). */
   accepted_at: number;
+  /**
+   * Only on a group's digest, which the worker adds itself (workers/delivery/grouping.ts): the
+   * group and the window whose collected messages it sends. Its input is '' (they are in Redis).
+   */
+  group?: DigestOf;
+}
+
+/** The group and window a digest job carries (docs/pipes.md, "Grouping"). */
+export interface DigestOf {
+  /** grouping.ts groupHash: names the group's keys in Redis. */
+  readonly id: string;
+  /** The group key as it rendered. */
+  readonly key: string;
+  readonly mode: 'digest' | 'throttle';
+  /** The window's number in its group, and when it opened (ms, Redis's clock). */
+  readonly window: number;
+  readonly opened_at: number;
+  readonly window_s: number;
 }
 
 /**

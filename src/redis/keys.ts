@@ -16,11 +16,20 @@ export type LockKind =
   | 'guild'
   | 'channel'
   | 'member'
-  | 'delivery';
+  | 'delivery'
+  | 'group';
 
 /** The lock on one record; a record named by two ids (an intimacy, a member) passes both. */
 export const lockKey = (prefix: string, kind: LockKind, ...ids: readonly string[]): string =>
   `${prefix}:lock:${kind}:${ids.join(':')}`;
+
+/**
+ * One message group of a pipe (workers/delivery/grouping.ts; `groupId` from grouping.ts
+ * groupHash): its window keys (group-fold.lua names them) and its update-mode carrier start with it.
+ */
+export const groupBaseKey = (prefix: string, groupId: string): string => `${prefix}:group:${groupId}`;
+/** What the grouping step decided for one message (folded, or passed), kept for its re-runs. */
+export const groupDecisionKey = (prefix: string, msgId: string): string => `${prefix}:group-decided:${msgId}`;
 
 /** A bot's REST budget on one route group. */
 export const botRestBucketKey = (prefix: string, botId: string, bucket: string): string =>

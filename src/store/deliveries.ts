@@ -5,7 +5,7 @@ import type { DeliveryModels } from './delivery-model.js';
 import { type Page, type PageRequest, skipOf } from './paging.js';
 
 /** Where one pipe message stands. `queued` is also what the status answers before any record. */
-export type DeliveryStatus = 'queued' | 'rate_limited' | 'sent' | 'failed';
+export type DeliveryStatus = 'queued' | 'rate_limited' | 'sent' | 'folded' | 'failed';
 
 /**
  * What a history entry names: the status a transition wrote, or how it got there where the
@@ -99,8 +99,13 @@ export interface DeliveryRecord {
   readonly replays: number;
   /** When the sink took the message, in ms. */
   readonly sent_at: number | null;
-  /** The relay's msg_id for a relayed message. */
+  /** The relay's msg_id for a relayed message (a folded one: its carrier's, when it has one). */
   readonly upstream_msg_id: string | null;
+  /**
+   * A folded message (docs/pipes.md, "Grouping"): the msg_id of the message that carried it (its
+   * group's digest, or the message its update edited); null otherwise.
+   */
+  readonly folded_into: string | null;
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
@@ -178,6 +183,7 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   replays: d.replays ?? 0,
   sent_at: d.sent_at ?? null,
   upstream_msg_id: d.upstream_msg_id ?? null,
+  folded_into: d.folded_into ?? null,
   retry_at: d.retry_at ?? null,
   not_permissions_mention: [...(d.not_permissions_mention ?? [])],
   created_at: d.created_at,
@@ -335,6 +341,7 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
         replays: 0,
         sent_at: null,
         upstream_msg_id: null,
+        folded_into: null,
         retry_at: null,
         not_permissions_mention: [],
         job: null,

@@ -29,6 +29,8 @@ const deliverySchema = new mongoose.Schema(
     replays: { type: Number, default: 0 },
     sent_at: { type: Number, default: null },
     upstream_msg_id: { type: String, default: null },
+    // A folded message's carrier: the group's digest, or the message it edited (grouping).
+    folded_into: { type: String, default: null },
     retry_at: { type: Number, default: null },
     not_permissions_mention: { type: [String], default: [] },
     // The job as accepted, kept while the message is dead so that replay can send it again;
@@ -69,6 +71,8 @@ const messageSchema = new mongoose.Schema(
     create_at: { type: Number, required: true },
     // Only on messages that had group mentions neutralised (see TimelineMessage).
     not_permissions_mention: { type: [String], default: undefined },
+    // Only on messages edited in place (a grouped pipe's update mode).
+    updated_at: { type: Number, default: undefined },
   },
   opts,
 );

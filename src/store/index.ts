@@ -64,6 +64,7 @@ export {
   PIPE_SORT_FIELDS,
   type PipeChanges,
   type PipeEventSource,
+  type PipeGrouping,
   type PipeRateLimit,
   type PipeRecord,
   type PipeRoutes,

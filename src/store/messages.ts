@@ -25,11 +25,22 @@ export interface TimelineMessage {
    * shape. Stored only when there are any.
    */
   readonly not_permissions_mention: readonly string[];
+  /** When the message was last edited in place (a grouped pipe's update mode), in ms; absent: never. */
+  readonly updated_at?: number;
 }
 
-interface MessageDoc extends Omit<TimelineMessage, 'id' | 'not_permissions_mention'> {
+/** An edit of a timeline message: its new content, and when. */
+export interface TimelineEdit {
+  readonly type: number;
+  readonly content: string;
+  readonly updated_at: number;
+  readonly not_permissions_mention: readonly string[];
+}
+
+interface MessageDoc extends Omit<TimelineMessage, 'id' | 'not_permissions_mention' | 'updated_at'> {
   _id: string;
   not_permissions_mention?: string[];
+  updated_at?: number;
 }
 
 const toRecord = (d: MessageDoc): TimelineMessage => ({
@@ -44,6 +55,7 @@ const toRecord = (d: MessageDoc): TimelineMessage => ({
   nonce: d.nonce ?? '',
   create_at: d.create_at,
   not_permissions_mention: d.not_permissions_mention ?? [],
+  ...(d.updated_at === undefined || d.updated_at === null ? {} : { updated_at: d.updated_at }),
 });
 
 export function createMessageStore({ Message }: DeliveryModels) {
@@ -65,6 +77,26 @@ export function createMessageStore({ Message }: DeliveryModels) {
         if (isDuplicateKey(err)) return false;
         throw err;
       }
+    },
+
+    /**
+     * Edits message `id` in place (same id and create_at, new content and updated_at); false when
+     * there is no such message (deleted, or never stored). One writer per message: the grouping
+     * step holds its group's lock (workers/delivery/grouping.ts).
+     */
+    async edit(id: string, e: TimelineEdit): Promise<boolean> {
+      const r = await Message.updateOne(
+        { _id: id },
+        {
+          $set: {
+            type: e.type,
+            content: e.content,
+            updated_at: e.updated_at,
+            not_permissions_mention: [...e.not_permissions_mention],
+          },
+        },
+      );
+      return r.matchedCount === 1;
     },
 
     async get(id: string): Promise<TimelineMessage | null> {

@@ -44,6 +44,17 @@ const signatureSchema = new mongoose.Schema(
   { _id: false },
 );
 
+// Alert-storm control (domain/pipes/grouping.ts); null or absent: not grouped.
+const groupingSchema = new mongoose.Schema(
+  {
+    key: { type: String, required: true },
+    mode: { type: String, required: true },
+    window_s: { type: Number, required: true },
+    limit: { type: Number, default: null },
+  },
+  { _id: false },
+);
+
 const pipeSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
@@ -67,6 +78,7 @@ const pipeSchema = new mongoose.Schema(
     preset: { type: String, default: null },
     // null or absent (pipes made before issue 20): unsigned.
     signature: { type: signatureSchema, default: null },
+    grouping: { type: groupingSchema, default: null },
     created_at: { type: Number, required: true },
     updated_at: { type: Number, required: true },
   },

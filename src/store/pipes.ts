@@ -23,6 +23,17 @@ export type PipeEventSource = { readonly header: string } | { readonly body: str
 /** Event name -> the template that renders it; null: the event is answered and not posted. */
 export type PipeRoutes = Readonly<Record<string, string | null>>;
 
+/** How a pipe's messages are grouped (docs/pipes.md, "Grouping"; domain/pipes/grouping.ts). */
+export interface PipeGrouping {
+  /** Twig template of the group key, rendered per message in the worker; '' renders: not grouped. */
+  readonly key: string;
+  readonly mode: 'update' | 'digest' | 'throttle';
+  /** The window, in seconds (digest: one digest per window; throttle: `limit` per window). */
+  readonly window_s: number;
+  /** Throttle only: messages per group and window that go out on their own; null otherwise. */
+  readonly limit: number | null;
+}
+
 export interface PipeRecord {
   readonly id: string;
   readonly bot_id: string;
@@ -43,11 +54,16 @@ export interface PipeRecord {
   readonly preset: string | null;
   /** Whether senders must sign their requests, and how (docs/pipes.md, "Verified senders"). */
   readonly signature: PipeSignatureView;
+  /** Alert-storm control (docs/pipes.md, "Grouping"); null: every message goes out on its own. */
+  readonly grouping: PipeGrouping | null;
   readonly created_at: number;
   readonly updated_at: number;
 }
 
-export interface NewPipe extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled' | 'signature'> {
+export interface NewPipe
+  extends Omit<PipeRecord, 'created_at' | 'updated_at' | 'enabled' | 'signature' | 'grouping'> {
+  /** Absent or null: not grouped. */
+  readonly grouping?: PipeGrouping | null;
   readonly token_hash: string;
   /** Absent or null: unsigned. */
   readonly signature?: StoredSignature | null;
@@ -64,6 +80,7 @@ export interface PipeChanges {
   readonly capture?: boolean;
   readonly event_source?: PipeEventSource | null;
   readonly routes?: PipeRoutes;
+  readonly grouping?: PipeGrouping | null;
 }
 
 /** Sortable fields of the pipe list, as the API names them, mapped to stored fields. */
@@ -89,6 +106,7 @@ interface PipeDoc {
   routes?: StoredRoute[] | null;
   preset?: string | null;
   signature?: Parameters<typeof storedSignatureOf>[0];
+  grouping?: { key: string; mode: string; window_s: number; limit?: number | null } | null;
   created_at: number;
   updated_at: number;
 }
@@ -113,6 +131,14 @@ const storedRoutes = (routes: PipeRoutes): StoredRoute[] =>
 const storedSource = (s: PipeEventSource | null): PipeDoc['event_source'] =>
   s === null ? null : 'header' in s ? { header: s.header } : { body: s.body };
 
+const groupingOf = (g: PipeDoc['grouping']): PipeGrouping | null =>
+  g && (g.mode === 'update' || g.mode === 'digest' || g.mode === 'throttle')
+    ? { key: g.key, mode: g.mode, window_s: g.window_s, limit: g.limit ?? null }
+    : null;
+
+const storedGrouping = (g: PipeGrouping | null | undefined): PipeDoc['grouping'] =>
+  g ? { key: g.key, mode: g.mode, window_s: g.window_s, limit: g.limit } : null;
+
 const toRecord = (d: PipeDoc): PipeRecord => ({
   id: d._id,
   bot_id: d.bot_id,
@@ -127,6 +153,7 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   routes: routesOf(d.routes),
   preset: d.preset ?? null,
   signature: signatureViewOf(d.signature),
+  grouping: groupingOf(d.grouping),
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
@@ -155,6 +182,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
         routes: storedRoutes(p.routes),
         preset: p.preset,
         signature: p.signature ?? null,
+        grouping: storedGrouping(p.grouping),
         created_at: p.now,
         updated_at: p.now,
       };
@@ -185,6 +213,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
       for (const [k, v] of Object.entries(changes)) if (v !== undefined) set[k] = v;
       if (changes.routes !== undefined) set.routes = storedRoutes(changes.routes);
       if (changes.event_source !== undefined) set.event_source = storedSource(changes.event_source);
+      if (changes.grouping !== undefined) set.grouping = storedGrouping(changes.grouping);
       // No projection: FerretDB v1 does not implement findAndModify's `fields`; toRecord
       // leaves the hash out anyway.
       const d = await Pipe.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<PipeDoc>();

@@ -95,7 +95,7 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
     const renderer = new RenderPool(config.renderThreads, log);
     closers.push(() => renderer.close());
     await renderer.ready();
-    const ctx = { deps, caches, metrics, sentLog, renderer, budgets: new BucketLeases(deps.redis) };
+    const ctx = { deps, caches, metrics, sentLog, renderer, budgets: new BucketLeases(deps.redis), queue };
     // A database or Redis outage delays the job without spending an attempt (dependency-wait.ts).
     const processor = waitOutDependencyErrors<PipeJob, unknown>(
       (job, token) => processPipeJob(ctx, job, token),

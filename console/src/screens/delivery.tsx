@@ -35,6 +35,7 @@ const t = translator({
     sentAt: '发送于',
     retryAt: '下次尝试',
     upstream: '上游消息 ID',
+    foldedInto: '合并进',
     mentions: '被中和的群组提及',
     error: '错误',
     reason: '原因',
@@ -72,6 +73,7 @@ const t = translator({
     sentAt: 'Sent',
     retryAt: 'Next try',
     upstream: 'Upstream message id',
+    foldedInto: 'Carried by',
     mentions: 'Group mentions neutralised',
     error: 'Error',
     reason: 'Reason',
@@ -229,6 +231,16 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
               <>
                 <dt>{t('retryAt')}</dt>
                 <dd>{formatTime(d.retry_at)}</dd>
+              </>
+            )}
+            {d.folded_into && (
+              <>
+                <dt>{t('foldedInto')}</dt>
+                <dd>
+                  <Link to={`deliveries/${encodeURIComponent(d.folded_into)}`}>
+                    <code>{d.folded_into}</code>
+                  </Link>
+                </dd>
               </>
             )}
             {d.upstream_msg_id && (

@@ -1,5 +1,12 @@
 import type Router from '@koa/router';
 import { clearCaptures, listCaptures } from '../../domain/pipes/captures.js';
+import {
+  GROUPING_MODES,
+  MAX_GROUP_KEY_TEMPLATE,
+  MAX_GROUP_WINDOW_S,
+  MAX_THROTTLE_LIMIT,
+  MIN_GROUP_WINDOW_S,
+} from '../../domain/pipes/grouping.js';
 import { acceptPipeMessage, PIPE_BUCKET, takePipeBudget } from '../../domain/pipes/ingest.js';
 import {
   createPipe,
@@ -17,7 +24,7 @@ import { MAX_EVENT_SOURCE_LENGTH, MAX_ROUTES } from '../../domain/pipes/routing/
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
 import { ValidationError } from '../../errors/index.js';
-import type { PipeEventSource, PipeRateLimit, PipeRoutes } from '../../store/index.js';
+import type { PipeEventSource, PipeGrouping, PipeRateLimit, PipeRoutes } from '../../store/index.js';
 import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { rateLimitHeaders, refuseIfLimited } from '../rate-headers.js';
@@ -66,6 +73,18 @@ const pipeFields = {
     maxProperties: MAX_ROUTES,
     additionalProperties: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
   },
+  // The finer rules (limit with throttle only, a key template that compiles) are the domain's.
+  grouping: {
+    type: ['object', 'null'],
+    properties: {
+      key: { type: 'string', minLength: 1, maxLength: MAX_GROUP_KEY_TEMPLATE },
+      mode: { type: 'string', enum: [...GROUPING_MODES] },
+      window_s: { type: 'integer', minimum: MIN_GROUP_WINDOW_S, maximum: MAX_GROUP_WINDOW_S },
+      limit: { type: ['integer', 'null'], minimum: 1, maximum: MAX_THROTTLE_LIMIT },
+    },
+    required: ['key', 'mode', 'window_s'],
+    additionalProperties: false,
+  },
 } as const;
 
 interface PipeBody {
@@ -77,6 +96,7 @@ interface PipeBody {
   capture?: boolean;
   event_source?: { header?: string; body?: string } | null;
   routes?: Record<string, string | null> | null;
+  grouping?: { key: string; mode: PipeGrouping['mode']; window_s: number; limit?: number | null } | null;
 }
 
 const createBody = compileValidator<
@@ -140,6 +160,15 @@ const pipeInput = (b: PipeBody): PipeInput => ({
   capture: b.capture,
   event_source: eventSourceOf(b.event_source),
   routes: routesOf(b.routes),
+  grouping:
+    b.grouping === undefined || b.grouping === null
+      ? b.grouping
+      : {
+          key: b.grouping.key,
+          mode: b.grouping.mode,
+          window_s: b.grouping.window_s,
+          limit: b.grouping.limit ?? null,
+        },
 });
 
 /** Back office for inbound pipes (operators: `Authorization: Bearer $ADMIN_TOKEN`). */

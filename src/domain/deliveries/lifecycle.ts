@@ -8,6 +8,8 @@ import type { DeliveryFilter, DeliveryStage, DeliveryStatus } from '../../store/
  *   queued ──> rate_limited ──> queued (its turn came)
  *     │  └───> queued + retry_at (retrying: a retryable failure, attempts left)
  *     ├──> sent                  (terminal)
+ *     ├──> folded                (terminal: carried by another message, a group's digest or
+ *     │                           edited carrier; docs/pipes.md, "Grouping")
  *     └──> failed (dead) ──> queued (replayed) ──> ...
  *
  * The worker decides each step with the functions below (no I/O: unit-tested without Redis),
@@ -17,12 +19,13 @@ import type { DeliveryFilter, DeliveryStage, DeliveryStatus } from '../../store/
 
 /** Every move the lifecycle allows, by the record's status before it. */
 export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly DeliveryStatus[]>> = {
-  // A wait, a retry's wait, sent, or dead.
-  queued: ['queued', 'rate_limited', 'sent', 'failed'],
-  // Its turn came (back in the queue), a further wait, sent, or dead.
-  rate_limited: ['queued', 'rate_limited', 'sent', 'failed'],
-  // Nothing moves a sent message.
+  // A wait, a retry's wait, sent, folded, or dead.
+  queued: ['queued', 'rate_limited', 'sent', 'folded', 'failed'],
+  // Its turn came (back in the queue), a further wait, sent, folded, or dead.
+  rate_limited: ['queued', 'rate_limited', 'sent', 'folded', 'failed'],
+  // Nothing moves a sent message, nor one another message carried.
   sent: [],
+  folded: [],
   // Replayed (queued again), or its death recorded again by the sweep.
   failed: ['queued', 'failed'],
 };
@@ -37,6 +40,7 @@ export const DELIVERY_STAGES = [
   'rate_limited',
   'retrying',
   'sent',
+  'folded',
   'failed',
   'replayed',
 ] as const satisfies readonly DeliveryStage[];
@@ -67,8 +71,9 @@ export function recordsInStage(stage: StageFilter): Pick<DeliveryFilter, 'status
 /** The status of a dead message: what the dead-letter list shows, and what a replay moves on. */
 export const DEAD = 'failed' satisfies DeliveryStatus;
 
-/** A status no further run of the job changes: sent, or dead (only a replay moves it on). */
-export const isSettled = (status: DeliveryStatus): boolean => status === 'sent' || status === 'failed';
+/** A status no further run of the job changes: sent, folded, or dead (only a replay moves it on). */
+export const isSettled = (status: DeliveryStatus): boolean =>
+  status === 'sent' || status === 'folded' || status === 'failed';
 
 /** Whether a message in `status` may be replayed: only a dead one (failed -> queued). */
 export const isReplayable = (status: DeliveryStatus): boolean => status === DEAD && canMove(status, 'queued');
@@ -79,7 +84,7 @@ export const canMove = (from: DeliveryStatus | null, to: DeliveryStatus): boolea
 
 /**
  * A job's queue state as a delivery status: a job still in the queue is queued; completed is
- * sent and failed is dead, each with details only the job's fields or the record hold (the
+ * sent (or folded, as its return value says) and failed is dead, each with details only the job's fields or the record hold (the
  * caller reads those); unknown (no job) says nothing.
  */
 export function statusOfJobState(state: JobState): DeliveryStatus | undefined {

@@ -108,10 +108,16 @@ export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, a
 }
 
 export interface SentOutcome {
+  /** When the sink took it; for a folded message, when it was folded (or its edit made). */
   readonly sent_at: number;
   readonly upstream_msg_id: string | null;
   readonly attempts: number;
   readonly not_permissions_mention: string[];
+  /**
+   * Present on a message another one carried (docs/pipes.md, "Grouping"): that message's msg_id,
+   * its group's digest or the carrier its update edited. Recorded as status `folded`.
+   */
+  readonly folded_into?: string;
 }
 
 /** A sent message as the sent log carries it to the store: its outcome and what was sent. */
@@ -141,8 +147,9 @@ export function keptRendered(
 
 /** What a sent record holds: the outcome, the message, and no trace of earlier waits or failures. */
 const sentChanges = (i: SentItem): DeliveryChanges => ({
-  status: 'sent',
   ...i.outcome,
+  status: i.outcome.folded_into === undefined ? 'sent' : 'folded',
+  folded_into: i.outcome.folded_into ?? null,
   retry_at: null,
   reason: null,
   code: null,
@@ -154,7 +161,7 @@ const sentChanges = (i: SentItem): DeliveryChanges => ({
 });
 
 const sentEvent = (o: SentOutcome): DeliveryEvent =>
-  deliveryEvent('sent', o.sent_at, { attempt: o.attempts });
+  deliveryEvent(o.folded_into === undefined ? 'sent' : 'folded', o.sent_at, { attempt: o.attempts });
 
 /**
  * Records many sent messages at once: one insert for those without a record (the usual case),

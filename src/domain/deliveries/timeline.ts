@@ -28,6 +28,8 @@ export interface MessageView {
   readonly create_at: number;
   readonly quote: QuoteView | null;
   readonly nonce: string;
+  /** Only on a message edited in place (a grouped pipe's update mode): when, in ms. */
+  readonly updated_at?: number;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function listChannelMessages(
           ? { id: q.id, type: q.type, content: q.content, create_at: q.create_at, author: author(q) }
           : null,
         nonce: m.nonce,
+        ...(m.updated_at === undefined ? {} : { updated_at: m.updated_at }),
       };
     }),
   };

@@ -3,7 +3,7 @@ import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import { createRedis } from '../../redis/clients.js';
 import { pipesChangedChannel } from '../../redis/keys.js';
-import type { PipeRecord, Store } from '../../store/index.js';
+import type { PipeGrouping, PipeRecord, Store } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
 import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
@@ -35,6 +35,8 @@ export interface CachedPipe {
   readonly routing: PipeRouting | null;
   /** The signature senders must send, its secrets opened (signatures/verify.ts); null: none. */
   readonly signature: SignatureCheck | null;
+  /** Alert-storm control, decided in the worker (grouping.ts); null: none. */
+  readonly grouping: PipeGrouping | null;
 }
 
 /**
@@ -99,6 +101,7 @@ export function toCached(
     capture: pipe.capture,
     routing: routingOf(pipe),
     signature,
+    grouping: pipe.grouping,
   };
 }
 

@@ -8,6 +8,7 @@ import {
   type PageRequest,
   type PipeChanges,
   type PipeEventSource,
+  type PipeGrouping,
   type PipeRateLimit,
   type PipeRecord,
   type PipeRoutes,
@@ -15,6 +16,7 @@ import {
 import { getBot } from '../bots.js';
 import { getChannel, getMember, isTextChannel } from '../directory/index.js';
 import { clearCaptures } from './captures.js';
+import { checkGrouping } from './grouping.js';
 import { announcePipeChange } from './pipe-cache.js';
 import { issuePipeToken } from './pipe-tokens.js';
 import {
@@ -40,6 +42,8 @@ export interface PipeInput {
   readonly event_source?: PipeEventSource | null;
   /** Event -> template (null: answered, not posted); replaces the pipe's routes. null: none. */
   readonly routes?: PipeRoutes | null;
+  /** Alert-storm control (grouping.ts); null: none. */
+  readonly grouping?: PipeGrouping | null;
 }
 
 export interface NewPipeInput extends PipeInput {
@@ -152,6 +156,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
   const routes = input.routes ?? {};
   await checkRouting(deps, bot, { event_source: eventSource, routes, template_id: templateId }, routes);
   checkEventSourceNotSignature(eventSource, input.signature?.header, 'event_source');
+  const grouping = checkGrouping(input.grouping ?? null);
   const id = newNumericId();
   const { token, hash } = issuePipeToken(id);
   const signing = input.signature ? newSignature(deps, id, input.signature) : { stored: null, secret: null };
@@ -167,6 +172,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     event_source: eventSource,
     routes,
     preset: input.preset ?? null,
+    grouping,
     token_hash: hash,
     signature: signing.stored,
     now: deps.now(),
@@ -204,6 +210,7 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       rate_limit: input.rate_limit,
       capture: input.capture,
     };
+    if (input.grouping !== undefined) changes.grouping = checkGrouping(input.grouping);
     const routing =
       input.template_id !== undefined || input.event_source !== undefined || input.routes !== undefined;
     if (input.channel_id !== undefined || routing) {

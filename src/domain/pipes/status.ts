@@ -22,6 +22,11 @@ export interface PipeMessageStatus {
   readonly sent_at: number | null;
   /** The id the relay target gave the message; null until sent, and for the store sink. */
   readonly upstream_msg_id: string | null;
+  /**
+   * A folded message (docs/pipes.md, "Grouping"): the msg_id of the message that carried it, its
+   * group's digest or the message its update edited (whose status says when that went out).
+   */
+  readonly folded_into: string | null;
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   /**
@@ -59,6 +64,7 @@ interface SentReturn {
   readonly attempts?: number;
   readonly upstream_msg_id?: string | null;
   readonly not_permissions_mention?: readonly string[];
+  readonly folded_into?: string;
 }
 
 /** A settled record: what the worker (or the sweep) wrote last about the message. */
@@ -107,7 +113,7 @@ export async function pipeMessageStatus(
   }
   let record = found;
   if (record && !owns(asker, record)) throw new NotFoundError('message');
-  if (job?.state === 'completed' && record?.status !== 'sent') {
+  if (job?.state === 'completed' && record?.status !== 'sent' && record?.status !== 'folded') {
     if (!record && !ownJob) throw new NotFoundError('message');
     return sentByJob(msgId, job);
   }
@@ -141,6 +147,7 @@ export async function pipeMessageStatus(
       msg_timestamp: data?.accepted_at ?? null,
       sent_at: record.sent_at,
       upstream_msg_id: record.upstream_msg_id,
+      folded_into: record.folded_into,
       retry_at: waitOver ? null : record.retry_at,
       not_permissions_mention: record.not_permissions_mention,
       ...routeOf(ownJob?.data, record),
@@ -158,6 +165,7 @@ export async function pipeMessageStatus(
     msg_timestamp: ownJob.data?.accepted_at ?? null,
     sent_at: null,
     upstream_msg_id: null,
+    folded_into: null,
     retry_at: null,
     not_permissions_mention: [],
     ...routeOf(ownJob.data, null),
@@ -168,9 +176,11 @@ export async function pipeMessageStatus(
 /** A completed job's view: sent, with the worker's outcome (its return value). */
 function sentByJob(msgId: string, job: JobSnapshot): PipeMessageStatus {
   const sent = (job.returnvalue ?? {}) as SentReturn;
+  const foldedInto = typeof sent.folded_into === 'string' ? sent.folded_into : null;
   return {
     msg_id: msgId,
-    status: 'sent',
+    status: foldedInto === null ? 'sent' : 'folded',
+    folded_into: foldedInto,
     attempts: sent.attempts ?? job.attemptsMade,
     msg_timestamp: job.data?.accepted_at ?? null,
     sent_at: sent.sent_at ?? job.finishedOn ?? null,
@@ -203,6 +213,7 @@ function failedByJob(
     msg_timestamp: data.accepted_at,
     sent_at: null,
     upstream_msg_id: null,
+    folded_into: null,
     retry_at: null,
     not_permissions_mention: record?.not_permissions_mention ?? [],
     ...routeOf(data, record),
@@ -225,6 +236,7 @@ function waiting(
     msg_timestamp: data.accepted_at,
     sent_at: null,
     upstream_msg_id: null,
+    folded_into: null,
     retry_at: wait.retry_at,
     not_permissions_mention: notPermissionsMention,
     ...routeOf(data, null),

@@ -8,6 +8,7 @@ import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
 import type { RenderWarnings, StoredRendered } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
+import type { GroupRenderInput } from '../render-pool/render-input.js';
 import type { OutgoingMessage } from '../sinks/types.js';
 import { loadPlatformContext } from './context-loader.js';
 import { fail } from './delivery-failure.js';
@@ -24,13 +25,34 @@ export interface Prepared {
 }
 
 /** Step 3: render. Throws a render, conversion or validation error for good. */
-export const render = (ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> =>
+export const render = (
+  ctx: ProcessContext,
+  data: PipeJob,
+  checked: Checked,
+  group?: GroupRenderInput,
+): Promise<Prepared> =>
   timed(
     (outcome, seconds) => ctx.metrics.renderDuration.observe({ outcome }, seconds),
-    () => renderMessage(ctx, data, checked),
+    () => renderMessage(ctx, data, checked, group),
   );
 
-async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checked): Promise<Prepared> {
+/**
+ * A digest of a pipe without a template: its items' KMarkdown, oldest first, one paragraph each
+ * (docs/pipes.md, "Grouping"); cards cannot be joined, so a card digest is its newest item.
+ */
+function plainDigest(type: 9 | 10, group: GroupRenderInput | undefined): string | null {
+  const items = group?.items;
+  if (items === undefined || items.length === 0) return null;
+  if (type === 10) return items[items.length - 1]?.input ?? null;
+  return items.map((i) => i.input).join('\n\n');
+}
+
+async function renderMessage(
+  ctx: ProcessContext,
+  data: PipeJob,
+  checked: Checked,
+  group: GroupRenderInput | undefined,
+): Promise<Prepared> {
   const { deps, caches } = ctx;
   const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
   let type: 9 | 10;
@@ -59,6 +81,7 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
       input: data.input,
       inputEncoding: data.input_encoding,
       variables: requestVariables(data),
+      group,
       platform,
       now: deps.now(),
     });
@@ -71,10 +94,11 @@ async function renderMessage(ctx: ProcessContext, data: PipeJob, checked: Checke
       throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
     }
     type = data.type ?? 9;
+    const input = plainDigest(type, group) ?? data.input;
     if (type === 10) {
-      content = JSON.stringify(convertCard(data.input, 'json', deps.now()));
+      content = JSON.stringify(convertCard(input, 'json', deps.now()));
     } else {
-      content = data.input;
+      content = input;
       const length = [...content].length;
       if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
     }

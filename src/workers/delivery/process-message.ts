@@ -26,7 +26,8 @@ import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
-import { check } from './message-checks.js';
+import { dropDigestItems, type GroupSinkResult, runGrouped, type SendPlan, takeDigest } from './grouping.js';
+import { type Checked, check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
 import { render } from './message-render.js';
 
@@ -252,6 +253,13 @@ class PipeRun {
   }
 
   private async steps(): Promise<Ended> {
+    const ended = await this.stepsOf();
+    // A digest's items go once it is sent (grouping.ts).
+    if (ended.kind === 'sent') await dropDigestItems(this.ctx, this.data);
+    return ended;
+  }
+
+  private async stepsOf(): Promise<Ended> {
     const { ctx, job, data } = this;
     const { deps } = ctx;
     const earlier = await sentInEarlierRun(ctx, job, this.attempt);
@@ -262,12 +270,26 @@ class PipeRun {
       countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
       return { kind: 'sent', outcome: earlier.outcome };
     }
+    // A group's digest closes its window before anything else (grouping.ts takeDigest).
+    const digest = await takeDigest(ctx, data);
     const checked = await check(ctx, data);
     const limit = messageLimit(checked.bot);
     this.limit = limit;
     const bucketKey = messageBucketKey(deps.config.redisPrefix, data.bot_id);
     // A job that ran before (put off, retried, stalled) may hold a reservation or a kept payment.
     const mayHold = job.delay > 0 || job.attemptsMade > 0 || ranBefore(job);
+    return runGrouped(ctx, job, checked, digest, {
+      send: (plan) => this.send(checked, bucketKey, mayHold, plan),
+      folded: (into, upstream, mode) => this.folded(into, upstream, mode, checked.bot.sink),
+      sentBefore: (upstream) => this.sentBefore(upstream, checked.bot.sink),
+    });
+  }
+
+  /** Render, budget, dispatch, record: a message sent on its own (or a digest, or an edit). */
+  private async send(checked: Checked, bucketKey: string, mayHold: boolean, plan: SendPlan): Promise<Ended> {
+    const { ctx, job, data } = this;
+    const { deps } = ctx;
+    const limit = this.limit as BucketLimit;
     // A message is not rendered only to be put off: where this process last saw the bot's
     // bucket short, a look ahead (taking nothing) reserves the message's turn before the render,
     // so that a backlog is rendered once each, when its turn comes.
@@ -276,14 +298,16 @@ class PipeRun {
       if (!ahead.allowed) return this.wait(ahead.retryAfterMs, 'bucket');
     }
     const renderStarted = performance.now();
-    const prepared = await render(ctx, data, checked);
+    const prepared = await render(ctx, data, checked, plan.group);
     this.renderMs = performance.now() - renderStarted;
     this.notPermissionsMention = prepared.notPermissionsMention;
     const turn = await this.sendTurn(bucketKey, checked.cost, mayHold);
     if (turn) return turn;
     const message = { ...prepared.message, create_at: deps.now() };
     this.relaySaw = checked.bot.sink === 'relay';
-    const result = await dispatch(ctx, checked.bot, message);
+    const result: GroupSinkResult = plan.dispatch
+      ? await plan.dispatch(message)
+      : await dispatch(ctx, checked.bot, message);
     if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
     // The store sink took the message when it was handed over (its timeline's create_at): the
     // moment its budget was held for, whatever the insert's own latency.
@@ -293,12 +317,46 @@ class PipeRun {
       upstream_msg_id: result.upstream_msg_id,
       attempts: this.attempt,
       not_permissions_mention: this.notPermissionsMention,
+      // An update that edited its group's carrier (grouping.ts).
+      ...(result.folded_into === undefined ? {} : { folded_into: result.folded_into }),
     };
     await ctx.sentLog.append(this.ids, outcome, {
       relayed: checked.bot.sink === 'relay',
       rendered: prepared.rendered,
     });
     countSent(ctx, job, checked.bot.sink, sentAt);
+    return { kind: 'sent', outcome };
+  }
+
+  /** Carried by another message of its group (grouping.ts): recorded folded, nothing sent. */
+  private async folded(
+    into: string,
+    upstreamMsgId: string | null,
+    mode: string,
+    sink: string,
+  ): Promise<Ended> {
+    const outcome: SentOutcome = {
+      sent_at: this.ctx.deps.now(),
+      upstream_msg_id: upstreamMsgId,
+      attempts: this.attempt,
+      not_permissions_mention: [],
+      folded_into: into,
+    };
+    await this.ctx.sentLog.append(this.ids, outcome, { relayed: sink === 'relay' });
+    this.ctx.metrics.folded.inc({ mode });
+    return { kind: 'sent', outcome };
+  }
+
+  /** Sent by an earlier run, as its group's state says (an update-mode carrier's re-run). */
+  private async sentBefore(upstreamMsgId: string | null, sink: string): Promise<Ended> {
+    const outcome: SentOutcome = {
+      sent_at: this.ctx.deps.now(),
+      upstream_msg_id: upstreamMsgId,
+      attempts: this.attempt,
+      not_permissions_mention: [],
+    };
+    await this.ctx.sentLog.append(this.ids, outcome, { relayed: sink === 'relay' });
+    countSent(this.ctx, this.job, sink, outcome.sent_at);
     return { kind: 'sent', outcome };
   }
 

@@ -145,7 +145,11 @@ export class SentLog {
         m.set(relayAnswerKey(prefix, ids.msg_id), JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
       }
       m.xadd(this.key, '*', 'r', entry);
-      const replies = await countIn(m, prefix, 'sent', outcome.sent_at).exec();
+      // A folded message went out inside another (its carrier), which is counted itself.
+      const replies = await (outcome.folded_into === undefined
+        ? countIn(m, prefix, 'sent', outcome.sent_at)
+        : m
+      ).exec();
       const failed = replies?.find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
     } catch (err) {

@@ -9,6 +9,44 @@ import {
   renderMessage,
 } from '../../render/index.js';
 
+/** One collected input of a digest: a message's job input, as its job held it. */
+export interface GroupItemInput {
+  readonly input: string;
+  readonly inputEncoding: InputEncoding | undefined;
+}
+
+/**
+ * What a grouped message renders with besides its own input (docs/templates.md, `_group`):
+ * `meta` as the template sees it, and a digest's collected inputs, oldest first (absent: the
+ * message's own input is the one item).
+ */
+export interface GroupRenderInput {
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly items?: readonly GroupItemInput[];
+}
+
+/** The variable a grouped message's template sees (domain/pipes/grouping.ts GROUP_VARIABLE). */
+const GROUP_VARIABLE = '_group';
+
+/** A job input decoded as PHP's json_decode would; INPUT_INVALID for good otherwise. */
+function decodeInput(input: string, encoding: InputEncoding | undefined): unknown {
+  let text: string;
+  try {
+    text = inputText(input, encoding);
+  } catch {
+    throw new DeliveryError(REASON.INPUT_INVALID, {
+      detail: 'the job input could not be decoded',
+    });
+  }
+  try {
+    return parseJsonData(text);
+  } catch {
+    throw new DeliveryError(REASON.INPUT_INVALID, {
+      detail: 'the template input is not JSON',
+    });
+  }
+}
+
 /**
  * A pipe message's template step, wherever it runs (a render thread, or the main thread when
  * RENDER_THREADS is 0): decodes the body as PHP's json_decode would, renders, converts cards.
@@ -23,30 +61,29 @@ export function renderPipeInput(
     readonly inputEncoding: InputEncoding | undefined;
     /** Top-level variables beside `data` (a routed pipe's `_event`, `_headers`). */
     readonly variables?: Readonly<Record<string, unknown>> | undefined;
+    readonly group?: GroupRenderInput | undefined;
   },
   platform: PlatformContext,
   now: number,
 ): RenderedMessage {
-  let text: string;
-  try {
-    text = inputText(jobInput.input, jobInput.inputEncoding);
-  } catch {
-    throw new DeliveryError(REASON.INPUT_INVALID, {
-      detail: 'the job input could not be decoded',
-    });
-  }
   let input: unknown;
-  try {
-    input = parseJsonData(text);
-  } catch {
-    throw new DeliveryError(REASON.INPUT_INVALID, {
-      detail: 'the template input is not JSON',
-    });
+  let variables = jobInput.variables;
+  const group = jobInput.group;
+  if (group === undefined) {
+    input = decodeInput(jobInput.input, jobInput.inputEncoding);
+  } else {
+    // A digest renders its newest item as `data` and every item in `_group.items`.
+    const items =
+      group.items === undefined
+        ? [decodeInput(jobInput.input, jobInput.inputEncoding)]
+        : group.items.map((i) => decodeInput(i.input, i.inputEncoding));
+    input = items.length > 0 ? items[items.length - 1] : null;
+    variables = { ...variables, [GROUP_VARIABLE]: { ...group.meta, items } };
   }
   return renderMessage(
     { compiled, msgtype },
     input,
     platform,
-    jobInput.variables === undefined ? { now } : { now, variables: jobInput.variables },
+    variables === undefined ? { now } : { now, variables },
   );
 }

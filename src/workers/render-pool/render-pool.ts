@@ -13,7 +13,7 @@ import { packText } from '../../text/packed-text.js';
 export type PoolRendered = RenderedMessage & { readonly packed: string | null };
 
 import { WorkerClosingError } from '../worker-closing-error.js';
-import { renderPipeInput } from './render-input.js';
+import { type GroupRenderInput, renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
 
 /**
@@ -41,6 +41,8 @@ export interface RenderTask {
   readonly inputEncoding: InputEncoding | undefined;
   /** Top-level variables beside `data` (render-input.ts), when the message has any. */
   readonly variables?: Readonly<Record<string, unknown>> | undefined;
+  /** A grouped message's `_group` and a digest's collected inputs (render-input.ts). */
+  readonly group?: GroupRenderInput | undefined;
   readonly platform: PlatformContext;
   readonly now: number;
 }
@@ -142,6 +144,7 @@ export class RenderPool {
       input: task.input,
       inputEncoding: task.inputEncoding,
       ...(task.variables === undefined ? {} : { variables: task.variables }),
+      ...(task.group === undefined ? {} : { group: task.group }),
       platform: task.platform,
       now: task.now,
     };

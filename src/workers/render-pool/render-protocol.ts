@@ -1,6 +1,7 @@
 import type { SerializedError } from '../../errors/index.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import type { PlatformContext, TemplateWarning } from '../../render/index.js';
+import type { GroupRenderInput } from './render-input.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
 export interface RenderRequest {
@@ -14,6 +15,8 @@ export interface RenderRequest {
   readonly inputEncoding: InputEncoding | undefined;
   /** Top-level variables beside `data`, when the message has any (a routed pipe's). */
   readonly variables?: Readonly<Record<string, unknown>>;
+  /** A grouped message's `_group`, and a digest's collected inputs (render-input.ts). */
+  readonly group?: GroupRenderInput;
   readonly platform: PlatformContext;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;

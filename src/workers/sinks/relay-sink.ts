@@ -57,7 +57,6 @@ export async function relayMessage(
   m: OutgoingMessage,
   options: RelayOptions,
 ): Promise<SinkResult> {
-  const { timeoutMs } = options;
   const body: Record<string, unknown> = {
     type: m.type,
     target_id: m.channel_id,
@@ -66,10 +65,39 @@ export async function relayMessage(
   };
   if (m.quote) body.quote = m.quote;
   if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
+  return postToRelay(target, '/api/v3/message/create', body, options);
+}
+
+/**
+ * Edits the relay's message `upstreamMsgId` to `m`'s content (`POST /api/v3/message/update`,
+ * update mode of a grouped pipe: workers/delivery/grouping.ts). Answers as relayMessage does; the
+ * platform's answer carries no data, so `upstream_msg_id` is the edited message's. A refusal
+ * (the message is gone, or cannot be edited) is UPSTREAM_REJECTED, as for a create.
+ */
+export async function relayEdit(
+  target: RelayTarget,
+  upstreamMsgId: string,
+  m: OutgoingMessage,
+  options: RelayOptions,
+): Promise<SinkResult> {
+  const body: Record<string, unknown> = { msg_id: upstreamMsgId, content: m.content };
+  if (m.quote) body.quote = m.quote;
+  if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
+  const r = await postToRelay(target, '/api/v3/message/update', body, options);
+  return r.kind === 'sent' ? { kind: 'sent', upstream_msg_id: upstreamMsgId } : r;
+}
+
+async function postToRelay(
+  target: RelayTarget,
+  path: string,
+  body: Record<string, unknown>,
+  options: RelayOptions,
+): Promise<SinkResult> {
+  const { timeoutMs } = options;
   let res: PostResult;
   try {
     res = await postJson(
-      `${target.url}/api/v3/message/create`,
+      `${target.url}${path}`,
       { Authorization: `Bot ${target.token}` },
       JSON.stringify(body),
       timeoutMs,

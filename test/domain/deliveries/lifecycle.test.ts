@@ -39,6 +39,16 @@ describe('delivery lifecycle', () => {
     ]);
   });
 
+  it('moves nothing out of folded (carried by another message), which is settled and not replayable', () => {
+    expect(DELIVERY_TRANSITIONS.folded).toEqual([]);
+    expect(canMove('queued', 'folded')).toBe(true);
+    expect(canMove('rate_limited', 'folded')).toBe(true);
+    expect(canMove('folded', 'sent')).toBe(false);
+    expect(canMove('failed', 'folded')).toBe(false);
+    expect(isSettled('folded')).toBe(true);
+    expect(isReplayable('folded')).toBe(false);
+  });
+
   it('reads a job still in the queue as queued, and says nothing for no job', () => {
     for (const s of ['waiting', 'waiting-children', 'prioritized', 'delayed', 'active'] as const) {
       expect(statusOfJobState(s)).toBe('queued');
@@ -123,11 +133,20 @@ describe('delivery lifecycle', () => {
   });
 
   it('names the stages a history entry or the delivery list uses, and which records each lists', () => {
-    expect(DELIVERY_STAGES).toEqual(['queued', 'rate_limited', 'retrying', 'sent', 'failed', 'replayed']);
+    expect(DELIVERY_STAGES).toEqual([
+      'queued',
+      'rate_limited',
+      'retrying',
+      'sent',
+      'folded',
+      'failed',
+      'replayed',
+    ]);
     expect(recordsInStage('queued')).toEqual({ status: 'queued', waiting: false });
     expect(recordsInStage('retrying')).toEqual({ status: 'queued', waiting: true });
     expect(recordsInStage('rate_limited')).toEqual({ status: 'rate_limited' });
     expect(recordsInStage('sent')).toEqual({ status: 'sent' });
+    expect(recordsInStage('folded')).toEqual({ status: 'folded' });
     expect(recordsInStage('failed')).toEqual({ status: 'failed' });
     expect(recordsInStage('replayed')).toEqual({ replayed: true });
     expect(recordsInStage('any')).toEqual({});

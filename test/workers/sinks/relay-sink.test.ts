@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryError } from '../../../src/errors/index.js';
-import { relayMessage } from '../../../src/workers/sinks/relay-sink.js';
+import { relayEdit, relayMessage } from '../../../src/workers/sinks/relay-sink.js';
 import type { OutgoingMessage } from '../../../src/workers/sinks/types.js';
 
 /**
@@ -12,11 +12,19 @@ let server: Server;
 let url = '';
 /** What the server answers next. */
 let reply: (res: ServerResponse) => void = (res) => res.end();
+/** The last request's path and body. */
+let last: { path: string; body: string } = { path: '', body: '' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => reply(res));
+    let body = '';
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on('end', () => {
+      last = { path: req.url ?? '', body };
+      reply(res);
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const a = server.address();
@@ -95,5 +103,28 @@ describe('relay sink', () => {
       'The relay target is unavailable: connection failed (ECONNREFUSED)',
     );
     expect(((err as DeliveryError).cause as Error).message).toContain(`127.0.0.1:${port}`);
+  });
+});
+
+describe('relay edit (a grouped pipe updating its message in place)', () => {
+  const edit = () =>
+    relayEdit({ url, token: 't' }, 'up-1', { ...message, quote: 'q-1' }, { timeoutMs: 2_000 });
+
+  it("posts message/update with the upstream id and the new content; a 2xx is the edited message's id", async () => {
+    answer(200, JSON.stringify({ code: 0, message: 'ok', data: [] }));
+    expect(await edit()).toEqual({ kind: 'sent', upstream_msg_id: 'up-1' });
+    expect(last.path).toBe('/api/v3/message/update');
+    expect(JSON.parse(last.body)).toEqual({ msg_id: 'up-1', content: 'hi', quote: 'q-1' });
+  });
+
+  it('judges the answer as a create: a refusal is UPSTREAM_REJECTED, a 429 a wait, a 5xx retryable', async () => {
+    answer(200, JSON.stringify({ code: 40000, message: '消息不存在', data: {} }));
+    expect(await failure(edit())).toMatchObject({ reason: 'UPSTREAM_REJECTED' });
+    answer(429, '{}', { 'X-Rate-Limit-Reset': '2' });
+    expect(await edit()).toEqual({ kind: 'rate_limited', waitMs: 2_000 });
+    answer(502, 'bad gateway');
+    const down = await failure(edit());
+    expect(down).toBeInstanceOf(DeliveryError);
+    expect((down as DeliveryError).retryable).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import type { Lang } from '../../../errors/index.js';
-import type { PipeEventSource, PipeRoutes } from '../../../store/index.js';
+import type { PipeEventSource, PipeGrouping, PipeRoutes } from '../../../store/index.js';
 import type { Deps } from '../../deps.js';
 import { useGalleryTemplate } from '../../gallery/index.js';
 import { deleteTemplate } from '../../templates/index.js';
@@ -34,7 +34,24 @@ export interface PipePreset {
    * client secret: give it as `signature`).
    */
   readonly signature: SignedScheme | null;
+  /**
+   * The grouping the pipe starts with (docs/pipes.md, "Grouping"; the create call's `grouping`,
+   * null included, replaces it); null: none.
+   */
+  readonly grouping: PipeGrouping | null;
 }
+
+/**
+ * Alertmanager and Grafana name each notification's group (`groupKey`) and send the same group
+ * again as it changes and when it resolves: one message per group, edited in place, for a day
+ * after the group's last notification (a group that fires again later starts a new message).
+ */
+const EDIT_BY_GROUP_KEY: PipeGrouping = {
+  key: '{{ data.groupKey }}',
+  mode: 'update',
+  window_s: 86_400,
+  limit: null,
+};
 
 /**
  * The senders' own names for their events: GitHub's X-GitHub-Event, GitLab's object_kind (which,
@@ -55,6 +72,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     // Sent once when the hook is made (or "Redeliver"ed): it says the URL works, nothing more.
     ignore: ['ping'],
     signature: 'github',
+    grouping: null,
   },
   gitlab: {
     id: 'gitlab',
@@ -68,6 +86,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     },
     ignore: [],
     signature: 'gitlab',
+    grouping: null,
   },
   alertmanager: {
     id: 'alertmanager',
@@ -75,6 +94,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     routes: { firing: 'alertmanager', resolved: 'alertmanager' },
     ignore: [],
     signature: null,
+    grouping: EDIT_BY_GROUP_KEY,
   },
   grafana: {
     id: 'grafana',
@@ -82,6 +102,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     routes: { firing: 'grafana-alerting', resolved: 'grafana-alerting' },
     ignore: [],
     signature: null,
+    grouping: EDIT_BY_GROUP_KEY,
   },
   sentry: {
     id: 'sentry',
@@ -90,6 +111,7 @@ export const PIPE_PRESETS: Readonly<Record<PipePresetId, PipePreset>> = {
     // Sent when the integration is installed or removed.
     ignore: ['installation'],
     signature: null,
+    grouping: null,
   },
 };
 
@@ -160,6 +182,7 @@ export async function createPresetPipe(
     const created = await createPipe(deps, {
       ...input,
       ...presetPipeInput(preset, byGallery),
+      grouping: input.grouping !== undefined ? input.grouping : preset.grouping,
       ...(signature === undefined ? {} : { signature }),
     });
     return { ...created, templates: made };
