@@ -3,9 +3,10 @@ import type { FunctionDef, TestDef } from './filters/types.js';
 import { getAttribute } from './runtime/attribute.js';
 import { charge } from './runtime/budget.js';
 import { compare, identical } from './runtime/compare.js';
-import { toFloat, toInt, toStr } from './runtime/convert.js';
+import { toFloat, toInt, toInt64, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
 import { fail } from './runtime/fault.js';
+import { big, type Num } from './runtime/int64.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
 import { range } from './runtime/ops.js';
 import { PhpArray } from './runtime/php-array.js';
@@ -40,7 +41,7 @@ function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
   if (values === undefined || values === null) {
     return maxArg === undefined || maxArg === null ? randInt(0, 2147483647) : randInt(0, toInt(maxArg));
   }
-  if (typeof values === 'number' || typeof values === 'boolean') {
+  if (typeof values === 'number' || typeof values === 'bigint' || typeof values === 'boolean') {
     const n = toInt(values);
     if (maxArg === undefined || maxArg === null) return n < 0 ? randInt(n, 0) : randInt(0, n);
     return randInt(n, toInt(maxArg));
@@ -110,12 +111,14 @@ export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['parent', 'the "parent" function (no template inheritance)'],
 ]);
 
+const isOdd = (n: Num): boolean => (typeof n === 'number' ? n % 2 !== 0 : n % 2n !== 0n);
+
 export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
   ['empty', { params: [], fn: (_st, v) => isEmpty(v) }],
   ['null', { params: [], fn: (_st, v) => v === null }],
   ['none', { params: [], fn: (_st, v) => v === null }],
-  ['even', { params: [], fn: (_st, v) => toInt(v) % 2 === 0 }],
-  ['odd', { params: [], fn: (_st, v) => Math.abs(toInt(v) % 2) === 1 }],
+  ['even', { params: [], fn: (_st, v) => !isOdd(toInt64(v)) }],
+  ['odd', { params: [], fn: (_st, v) => isOdd(toInt64(v)) }],
   ['iterable', { params: [], fn: (_st, v) => v instanceof PhpArray }],
   [
     'divisible by',
@@ -124,7 +127,10 @@ export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
       fn: (_st, v, a) => {
         const d = toFloat(a[0] ?? null);
         if (d === 0) return fail('Modulo by zero');
-        return toInt(v) % toInt(a[0] ?? null) === 0;
+        const x = toInt64(v);
+        const y = toInt64(a[0] ?? null);
+        if (y === 0) return fail('Modulo by zero');
+        return typeof x === 'number' && typeof y === 'number' ? x % y === 0 : big(x) % big(y) === 0n;
       },
     },
   ],

@@ -13,7 +13,8 @@ import { type Args, type FilterDef, filter } from './types.js';
 
 function typeName(v: Value | undefined): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int' : 'float';
+  if (typeof v === 'bigint') return 'int';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'string';
   return v instanceof PhpArray ? 'array' : 'object';

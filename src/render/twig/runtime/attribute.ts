@@ -30,7 +30,7 @@ export function getAttribute(
     return obj.get(key) ?? null;
   }
   if (obj instanceof MethodObject && type !== 'array') {
-    if (typeof attr !== 'string' && typeof attr !== 'number') return null;
+    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return null;
     const m = obj.findMethod(String(attr));
     if (!m) return null;
     st.step();
@@ -48,7 +48,8 @@ export function hasAttribute(obj: Value, attr: Value, type: AttrType): boolean {
   }
   if (obj instanceof MethodObject && type !== 'array') {
     return (
-      (typeof attr === 'string' || typeof attr === 'number') && obj.findMethod(String(attr)) !== undefined
+      (typeof attr === 'string' || typeof attr === 'number' || typeof attr === 'bigint') &&
+      obj.findMethod(String(attr)) !== undefined
     );
   }
   return false;

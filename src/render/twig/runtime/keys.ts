@@ -9,6 +9,10 @@ export function toKey(v: Value): Key {
       return normalizeStringKey(v);
     case 'number':
       return Number.isFinite(v) ? Math.trunc(v) || 0 : 0;
+    case 'bigint':
+      // keys stay JS numbers or strings: an int key beyond 2^53 is kept as its digits (it prints
+      // the same, and a JSON key of those digits reads back as that string too)
+      return String(v);
     case 'boolean':
       return v ? 1 : 0;
     default:

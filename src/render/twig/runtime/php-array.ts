@@ -29,6 +29,7 @@ export function fromJson(x: unknown): Value {
   switch (typeof x) {
     case 'string':
     case 'boolean':
+    case 'bigint':
       return x;
     case 'number':
       // JSON.parse gives -0 only for "-0"/"-0.0"; PHP keeps -0.0 as a float that prints "-0"
