@@ -1,13 +1,13 @@
 import { fail } from './fault.js';
 import { toKey } from './keys.js';
 import { MethodObject } from './method-object.js';
-import { PhpArray } from './php-array.js';
+import { type Key, PhpArray } from './php-array.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
 
 export type AttrType = 'any' | 'array' | 'method';
 
-function arrayItemKey(attr: Value): string | number | undefined {
+function arrayItemKey(attr: Value): Key | undefined {
   if (attr instanceof PhpArray || (typeof attr === 'object' && attr !== null)) return undefined;
   return toKey(attr);
 }
