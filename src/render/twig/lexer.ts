@@ -1,6 +1,6 @@
-import { INT64_MAX } from './runtime/int64.js';
 import { CompileFault } from './compile-fault.js';
 import { operatorRegex } from './operators.js';
+import { INT64_MAX } from './runtime/int64.js';
 import { stripcslashes } from './strip-slashes.js';
 import { T, type Token } from './tokens.js';
 

@@ -155,8 +155,7 @@ function column(st: RenderState, v: Value, a: Args): Value {
     const ik = idx === null ? undefined : row.get(toKey(idx));
     if (ik !== undefined && (typeof ik === 'string' || typeof ik === 'number' || typeof ik === 'bigint')) {
       out.set(toKey(ik), val);
-    }
-    else out.push(val);
+    } else out.push(val);
   });
   return out.build();
 }

@@ -1,4 +1,12 @@
-import { isNumericString, parseNumeric, toArith, toDouble, toFloat, toInt, toStr } from '../runtime/convert.js';
+import {
+  isNumericString,
+  parseNumeric,
+  toArith,
+  toDouble,
+  toFloat,
+  toInt,
+  toStr,
+} from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { intOf, type Num } from '../runtime/int64.js';
 import { PhpArray } from '../runtime/php-array.js';

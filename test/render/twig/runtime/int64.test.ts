@@ -2,10 +2,17 @@
 // that use it): random int64 operands checked against exact BigInt arithmetic, with PHP's rule
 // for a result beyond int64 (the float of (double)a op (double)b).
 import { describe, expect, it } from 'vitest';
-import { floatToInt, floatToIntCapped, INT64_MAX, INT64_MIN, intOf, powInt } from '../../../../src/render/twig/runtime/int64.js';
-import { add, div, floorDiv, mod, mul, neg, sub } from '../../../../src/render/twig/runtime/ops.js';
 import { compare, identical } from '../../../../src/render/twig/runtime/compare.js';
 import { toStr } from '../../../../src/render/twig/runtime/convert.js';
+import {
+  floatToInt,
+  floatToIntCapped,
+  INT64_MAX,
+  INT64_MIN,
+  intOf,
+  powInt,
+} from '../../../../src/render/twig/runtime/int64.js';
+import { add, div, floorDiv, mod, mul, neg, sub } from '../../../../src/render/twig/runtime/ops.js';
 import type { Value } from '../../../../src/render/twig/runtime/value.js';
 import { seeded } from '../../../helpers/seeded.js';
 
@@ -80,11 +87,11 @@ describe('int64 arithmetic', () => {
   });
 
   it('negates PHP_INT_MIN to a float, and neighbours of 2^53 stay apart', () => {
-    expect(neg(INT64_MIN)).toBe(9223372036854775808);
+    expect(neg(INT64_MIN)).toBe(2 ** 63);
     expect(neg(INT64_MAX)).toBe(-INT64_MAX);
     expect(add(Number.MAX_SAFE_INTEGER, 2)).toBe(SAFE + 2n);
     expect(compare(SAFE + 2n, SAFE + 1n)).toBe(1);
-    expect(compare(SAFE + 2n, 9007199254740992.5)).toBe(0); // an int against a float: as doubles
+    expect(compare(SAFE + 2n, 2 ** 53)).toBe(0); // an int against a float (2^53 is one): as doubles
   });
 });
 
@@ -108,8 +115,8 @@ describe('int64 helpers', () => {
   it('raises to powers by squaring, switching to a float where PHP does', () => {
     expect(powInt(2n, 62n)).toBe(4611686018427387904n);
     expect(powInt(-2n, 63n)).toBe(INT64_MIN);
-    expect(powInt(2n, 63n)).toBe(9223372036854775808);
-    expect(powInt(3n, 40n)).toBe(12157665459056928801);
+    expect(powInt(2n, 63n)).toBe(2 ** 63);
+    expect(powInt(3n, 40n)).toBe(1.2157665459056929e19);
     expect(powInt(7n, 22n)).toBe(3909821048582988049n);
     expect(powInt(1n, INT64_MAX)).toBe(1);
     expect(powInt(0n, 0n)).toBe(1);
