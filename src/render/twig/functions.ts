@@ -6,7 +6,7 @@ import { compare, identical } from './runtime/compare.js';
 import { toFloat, toInt, toInt64, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
 import { fail } from './runtime/fault.js';
-import { big, type Num } from './runtime/int64.js';
+import { big, int64, type Num } from './runtime/int64.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
 import { range } from './runtime/ops.js';
 import { PhpArray } from './runtime/php-array.js';
@@ -42,9 +42,18 @@ function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
     return maxArg === undefined || maxArg === null ? randInt(0, 2147483647) : randInt(0, toInt(maxArg));
   }
   if (typeof values === 'number' || typeof values === 'bigint' || typeof values === 'boolean') {
-    const n = toInt(values);
-    if (maxArg === undefined || maxArg === null) return n < 0 ? randInt(n, 0) : randInt(0, n);
-    return randInt(n, toInt(maxArg));
+    const n = toInt64(values);
+    const max = maxArg === undefined || maxArg === null ? undefined : toInt64(maxArg);
+    if (typeof n === 'number' && (max === undefined || typeof max === 'number')) {
+      if (max === undefined) return n < 0 ? randInt(n, 0) : randInt(0, n);
+      return randInt(n, max);
+    }
+    // an int beyond 2^53 as a bound: drawn exactly (a double cannot hold every int in between)
+    const [lo, hi] = max === undefined ? (n < 0 ? [big(n), 0n] : [0n, big(n)]) : [big(n), big(max)];
+    if (hi < lo) return randInt(1, 0);
+    const span = hi - lo + 1n;
+    const off = BigInt(Math.floor(st.random() * Number(span)));
+    return int64(lo + (off < span ? off : span - 1n));
   }
   if (typeof values === 'string') {
     if (values === '') return '';
