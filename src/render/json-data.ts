@@ -87,7 +87,7 @@ function jsonNumber(tok: string): Value {
   const n = Number(tok);
   if (n === 0) return /[.eE]/.test(tok) ? n : 0; // -0.0 stays a float
   if (Number.isSafeInteger(n)) return n;
-  if (!/^-?[0-9]+$/.test(tok)) return n;
+  if (!(Math.abs(n) < 9.3e18) || !/^-?[0-9]+$/.test(tok)) return n;
   const b = BigInt(tok);
   return b > INT64_MAX || b < INT64_MIN ? n : int64(b);
 }

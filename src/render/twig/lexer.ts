@@ -31,7 +31,7 @@ const PUNCTUATION = '()[]{}?:.,|';
  */
 function numberLiteral(text: string): number | bigint {
   const n = Number(text);
-  if (Number.isSafeInteger(n) || !/^[0-9]+$/.test(text) || n > 2 ** 63) return n;
+  if (Number.isSafeInteger(n) || n > 2 ** 63 || !/^[0-9]+$/.test(text)) return n;
   const b = BigInt(text);
   return b > INT64_MAX ? INT64_MAX : b;
 }

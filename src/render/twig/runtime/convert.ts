@@ -49,6 +49,7 @@ const NUM = '[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?';
 const NUMERIC = new RegExp(`^${WS}${NUM}${WS}$`);
 const LEADING = new RegExp(`^${WS}${NUM}`);
 const INTEGER = /^[ \t\n\r\v\f]*[+-]?[0-9]+[ \t\n\r\v\f]*$/;
+const LEADING_ZEROS = /^([+-]?)0+(?=[0-9])/;
 
 /** PHP's is_numeric for strings (leading and trailing whitespace allowed). */
 export function isNumericString(s: string): boolean {
@@ -62,8 +63,10 @@ export function isNumericString(s: string): boolean {
 export function parseNumeric(s: string): Num {
   const n = Number(s.trim());
   if (Number.isSafeInteger(n)) return n === 0 && INTEGER.test(s) ? 0 : n; // "-0" is int 0, "-0.0" float -0
-  if (!INTEGER.test(s)) return n;
-  const b = BigInt(s.trim());
+  // beyond 2^63 by more than a double's rounding it is a float whatever the digits (and a long
+  // digit string never reaches BigInt's parser)
+  if (!(Math.abs(n) < 9.3e18) || !INTEGER.test(s)) return n;
+  const b = BigInt(s.trim().replace(LEADING_ZEROS, '$1'));
   return b > INT64_MAX || b < INT64_MIN ? n : int64(b);
 }
 
