@@ -33,9 +33,10 @@ function extreme(args: readonly (Value | undefined)[], sign: 1 | -1, name: strin
 
 function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
   const [values, maxArg] = args;
+  const badRange = (): never =>
+    fail('random(): Argument #2 ($max) must be greater than or equal to argument #1 ($min)');
   const randInt = (min: number, max: number): number => {
-    if (max < min)
-      return fail('random(): Argument #2 ($max) must be greater than or equal to argument #1 ($min)');
+    if (max < min) return badRange();
     return min + Math.floor(st.random() * (max - min + 1));
   };
   if (values === undefined || values === null) {
@@ -50,7 +51,7 @@ function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
     }
     // an int beyond 2^53 as a bound: drawn exactly (a double cannot hold every int in between)
     const [lo, hi] = max === undefined ? (n < 0 ? [big(n), 0n] : [0n, big(n)]) : [big(n), big(max)];
-    if (hi < lo) return randInt(1, 0);
+    if (hi < lo) return badRange();
     const span = hi - lo + 1n;
     const off = BigInt(Math.floor(st.random() * Number(span)));
     return int64(lo + (off < span ? off : span - 1n));
