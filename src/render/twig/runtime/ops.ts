@@ -108,8 +108,8 @@ export function div(a: Value, b: Value): Num {
 }
 
 export function mod(a: Value, b: Value): Num {
-  const x = toIntOperand(toArith(a, b, '%', true));
-  const y = toIntOperand(toArith(b, a, '%', false));
+  const x = toIntOperand(a, toArith(a, b, '%', true));
+  const y = toIntOperand(b, toArith(b, a, '%', false));
   if (y === 0) return fail('Modulo by zero');
   if (typeof x === 'number' && typeof y === 'number') {
     const r = x % y;
@@ -118,10 +118,13 @@ export function mod(a: Value, b: Value): Num {
   return int64(big(x) % big(y));
 }
 
-/** PHP's int conversion of an operand of % (a float is truncated, modulo 2^64 beyond int64). */
-function toIntOperand(n: Num): Num {
+/**
+ * PHP's int conversion of an operand of %: a float is truncated, modulo 2^64 beyond int64; a
+ * numeric string is read as an int clamped to int64 ("1e20" % 7 is PHP_INT_MAX % 7).
+ */
+function toIntOperand(v: Value, n: Num): Num {
   if (typeof n === 'bigint' || Number.isSafeInteger(n)) return n || 0;
-  return floatToInt(n);
+  return typeof v === 'string' ? toInt64(v) : floatToInt(n);
 }
 
 /** Twig's `//`: (int) floor(a / b), floor always giving a float. */
