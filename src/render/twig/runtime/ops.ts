@@ -160,7 +160,8 @@ export function pos(a: Value): Num {
   return typeof a === 'number' ? a : toArith(a, 1, '*', true);
 }
 
-function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): Num {
+function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): Num | string {
+  if (typeof a === 'string' && typeof b === 'string') return stringBitwise(a, b, op);
   const x = toInt64(a);
   const y = toInt64(b);
   if (typeof x === 'number' && typeof y === 'number' && (x | 0) === x && (y | 0) === y) {
@@ -170,9 +171,28 @@ function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): Num {
   const by = BigInt.asIntN(64, big(y));
   return int64(BigInt.asIntN(64, op === '&' ? bx & by : op === '|' ? bx | by : bx ^ by));
 }
-export const bitAnd = (a: Value, b: Value): Num => bitwise(a, b, '&');
-export const bitOr = (a: Value, b: Value): Num => bitwise(a, b, '|');
-export const bitXor = (a: Value, b: Value): Num => bitwise(a, b, '^');
+export const bitAnd = (a: Value, b: Value): Num | string => bitwise(a, b, '&');
+export const bitOr = (a: Value, b: Value): Num | string => bitwise(a, b, '|');
+export const bitXor = (a: Value, b: Value): Num | string => bitwise(a, b, '^');
+
+/**
+ * PHP applies a bitwise operator to two strings byte by byte, numeric or not ("12" b-and "10" is
+ * "10"): & and ^ to the shorter length, | keeping the longer's tail. Bytes are UTF-8's; a result
+ * that is not UTF-8 comes out with replacement characters.
+ */
+function stringBitwise(a: string, b: string, op: '&' | '|' | '^'): string {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  const n = op === '|' ? Math.max(x.length, y.length) : Math.min(x.length, y.length);
+  if (n > 4096) charge(n >> 10);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = x[i] ?? 0;
+    const q = y[i] ?? 0;
+    out[i] = op === '&' ? p & q : op === '|' ? p | q : p ^ q;
+  }
+  return new TextDecoder().decode(out);
+}
 
 export function concat(st: RenderState, a: Value, b: Value): string {
   const x = toStr(a);
