@@ -1,3 +1,4 @@
+import { INT64_MAX, INT64_MIN, int64 } from './twig/runtime/int64.js';
 import { ArrayBuilder, normalizeStringKey, PhpArray } from './twig/runtime/php-array.js';
 import type { Value } from './twig/runtime/value.js';
 
@@ -7,14 +8,15 @@ const MAX_DEPTH = 512;
 /**
  * Parses a JSON request body the way PHP's json_decode($json, true) sees it, keeping what
  * JSON.parse loses: object key order when keys look like integers (JS moves "1", "2" first; PHP
- * keeps insertion order, with such keys turned into integers). Render accepts the result as
- * `data`. Floats written as integers (`1.0`) and integers beyond 2^53 still become JS numbers.
- * Throws SyntaxError like JSON.parse.
+ * keeps insertion order, with such keys turned into integers) and integers beyond 2^53 (PHP keeps
+ * them exact within int64: they become bigints, see twig/runtime/int64.ts; `-0` is the int 0).
+ * Render accepts the result as `data`. Floats written as integers (`1.0`) still become JS
+ * numbers that read as ints. Throws SyntaxError like JSON.parse.
  */
 export function parseJsonData(text: string): unknown {
   // Fast path: JSON.parse already gives PHP's order unless some object has an integer-like key
-  // (JS lists those first, ascending). Most webhook bodies have none, and render views plain
-  // objects without copying them.
+  // (JS lists those first, ascending), and PHP's numbers unless one is beyond 2^53 or -0. Most
+  // webhook bodies have none, and render views plain objects without copying them.
   const parsed: unknown = JSON.parse(text);
   return needsOrderedParse(parsed) ? parseOrdered(text) : parsed;
 }
@@ -37,20 +39,34 @@ export function parseJsonDataMember(text: string, key: string): unknown {
 /** JS array-index keys ("0", "42"): the ones JS objects reorder. */
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
 
+const SAFE = Number.MAX_SAFE_INTEGER;
+
 /**
- * Whether JSON.parse's result can differ from PHP's: an object with an array-index key, or
- * nesting past PHP's depth limit (the exact parser then fails as json_decode does). JS puts
- * index keys before all others, so an object's first key tells.
+ * A number JSON.parse may have read differently from PHP: beyond 2^53 (an integer there is exact
+ * in PHP) or -0 (PHP reads `-0` as the int 0). Floats such as 1e20 take the exact parser too.
+ */
+function inexact(n: number): boolean {
+  return n > SAFE || n < -SAFE || (n === 0 && 1 / n < 0);
+}
+
+/**
+ * Whether JSON.parse's result can differ from PHP's: an object with an array-index key, a number
+ * that `inexact` flags, or nesting past PHP's depth limit (the exact parser then fails as
+ * json_decode does). JS puts index keys before all others, so an object's first key tells.
  */
 function needsOrderedParse(root: unknown): boolean {
+  if (typeof root === 'number') return inexact(root);
   const stack: Array<{ v: unknown; depth: number }> = [{ v: root, depth: 0 }];
   while (stack.length > 0) {
     const { v, depth } = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth >= MAX_DEPTH) return true;
     if (Array.isArray(v)) {
-      for (const item of v)
-        if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+      for (const item of v) {
+        if (typeof item === 'number') {
+          if (inexact(item)) return true;
+        } else if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+      }
       continue;
     }
     let first = true;
@@ -58,10 +74,22 @@ function needsOrderedParse(root: unknown): boolean {
       if (first && INDEX_KEY.test(key) && Number(key) < 2 ** 32 - 1) return true;
       first = false;
       const item = (v as Record<string, unknown>)[key];
-      if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
+      if (typeof item === 'number') {
+        if (inexact(item)) return true;
+      } else if (item !== null && typeof item === 'object') stack.push({ v: item, depth: depth + 1 });
     }
   }
   return false;
+}
+
+/** A JSON number token as json_decode reads it: integers within int64 exact, the rest floats. */
+function jsonNumber(tok: string): Value {
+  const n = Number(tok);
+  if (n === 0) return /[.eE]/.test(tok) ? n : 0; // -0.0 stays a float
+  if (Number.isSafeInteger(n)) return n;
+  if (!(Math.abs(n) < 9.3e18) || !/^-?[0-9]+$/.test(tok)) return n;
+  const b = BigInt(tok);
+  return b > INT64_MAX || b < INT64_MIN ? n : int64(b);
 }
 
 /** The exact decoder: PHP's key order and depth limit, at the cost of building PHP arrays. */
@@ -156,7 +184,7 @@ function parseOrdered(text: string): unknown {
     if (tok[0] === 'true') return true;
     if (tok[0] === 'false') return false;
     if (tok[0] === 'null') return null;
-    return Number(tok[0]);
+    return jsonNumber(tok[0]);
   };
   const result = value(0);
   ws();

@@ -9,7 +9,7 @@ export type Expr =
   | {
       readonly k: 'const';
       readonly pos: number;
-      readonly value: null | boolean | number | string;
+      readonly value: null | boolean | number | bigint | string;
       /** A number literal written as a float (`1.0`, `2e+3`): PHP keeps it a float. */
       readonly float?: boolean;
     }

@@ -255,7 +255,10 @@ export class ExprCompiler {
     const args = e.args ? this.positional(e.args) : undefined;
     if (e.attr.k === 'const' && !args && type !== 'method') {
       const attr = e.attr.value;
-      const key = typeof attr === 'string' || typeof attr === 'number' ? toKey(attr) : undefined;
+      const key =
+        typeof attr === 'string' || typeof attr === 'number' || typeof attr === 'bigint'
+          ? toKey(attr)
+          : undefined;
       const slow = this.guard((f) => getAttribute(f.st, obj(f), attr, type, NO_ARGS), e.pos);
       if (key === undefined) return slow;
       return (f) => {

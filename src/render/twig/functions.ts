@@ -3,9 +3,10 @@ import type { FunctionDef, TestDef } from './filters/types.js';
 import { getAttribute } from './runtime/attribute.js';
 import { charge, warn } from './runtime/budget.js';
 import { compare, identical } from './runtime/compare.js';
-import { toInt, toStr } from './runtime/convert.js';
+import { toInt, toInt64, toStr } from './runtime/convert.js';
 import { toDate } from './runtime/date.js';
 import { fail } from './runtime/fault.js';
+import { big, int64, type Num } from './runtime/int64.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
 import { mod, range } from './runtime/ops.js';
 import { PhpArray } from './runtime/php-array.js';
@@ -32,18 +33,28 @@ function extreme(args: readonly (Value | undefined)[], sign: 1 | -1, name: strin
 
 function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
   const [values, maxArg] = args;
+  const badRange = (): never =>
+    fail('random(): Argument #2 ($max) must be greater than or equal to argument #1 ($min)');
   const randInt = (min: number, max: number): number => {
-    if (max < min)
-      return fail('random(): Argument #2 ($max) must be greater than or equal to argument #1 ($min)');
+    if (max < min) return badRange();
     return min + Math.floor(st.random() * (max - min + 1));
   };
   if (values === undefined || values === null) {
     return maxArg === undefined || maxArg === null ? randInt(0, 2147483647) : randInt(0, toInt(maxArg));
   }
-  if (typeof values === 'number' || typeof values === 'boolean') {
-    const n = toInt(values);
-    if (maxArg === undefined || maxArg === null) return n < 0 ? randInt(n, 0) : randInt(0, n);
-    return randInt(n, toInt(maxArg));
+  if (typeof values === 'number' || typeof values === 'bigint' || typeof values === 'boolean') {
+    const n = toInt64(values);
+    const max = maxArg === undefined || maxArg === null ? undefined : toInt64(maxArg);
+    if (typeof n === 'number' && (max === undefined || typeof max === 'number')) {
+      if (max === undefined) return n < 0 ? randInt(n, 0) : randInt(0, n);
+      return randInt(n, max);
+    }
+    // an int beyond 2^53 as a bound: drawn exactly (a double cannot hold every int in between)
+    const [lo, hi] = max === undefined ? (n < 0 ? [big(n), 0n] : [0n, big(n)]) : [big(n), big(max)];
+    if (hi < lo) return badRange();
+    const span = hi - lo + 1n;
+    const off = BigInt(Math.floor(st.random() * Number(span)));
+    return int64(lo + (off < span ? off : span - 1n));
   }
   if (typeof values === 'string') {
     if (values === '') return '';
@@ -112,6 +123,8 @@ export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['dump', 'the "dump" function'],
   ['parent', 'the "parent" function (no template inheritance)'],
 ]);
+
+const _isOdd = (n: Num): boolean => (typeof n === 'number' ? n % 2 !== 0 : n % 2n !== 0n);
 
 export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
   ['empty', { params: [], fn: (_st, v) => isEmpty(v) }],

@@ -1,5 +1,6 @@
 import { CompileFault } from './compile-fault.js';
 import { operatorRegex } from './operators.js';
+import { INT64_MAX } from './runtime/int64.js';
 import { stripcslashes } from './strip-slashes.js';
 import { T, type Token } from './tokens.js';
 
@@ -22,6 +23,18 @@ const INTERP_START = new RegExp(`#\\{${S}*`, 'y');
 const INTERP_END = new RegExp(`${S}*\\}`, 'y');
 const OPERATOR = operatorRegex();
 const PUNCTUATION = '()[]{}?:.,|';
+
+/**
+ * A number literal's value as Twig's lexer reads it: digits only and `<= PHP_INT_MAX` (a PHP
+ * string-to-int comparison, so up to 2^63 as a double) is an int, clamped to PHP_INT_MAX;
+ * anything else is a float.
+ */
+function numberLiteral(text: string): number | bigint {
+  const n = Number(text);
+  if (Number.isSafeInteger(n) || n > 2 ** 63 || !/^[0-9]+$/.test(text)) return n;
+  const b = BigInt(text);
+  return b > INT64_MAX ? INT64_MAX : b;
+}
 
 enum State {
   Data,
@@ -55,7 +68,7 @@ export function tokenize(code: string): Token[] {
   let blockStart = 0;
   const end = code.length;
 
-  const push = (type: T, value = '', pos = cursor, num = 0): void => {
+  const push = (type: T, value = '', pos = cursor, num: number | bigint = 0): void => {
     if (type === T.Text && value === '') return;
     tokens.push({ type, value, num, pos });
   };
@@ -143,7 +156,7 @@ export function tokenize(code: string): Token[] {
     }
     m = match(NUMBER, code, cursor);
     if (m) {
-      push(T.Number, m[0], cursor, Number(m[0]));
+      push(T.Number, m[0], cursor, numberLiteral(m[0]));
       cursor += m[0].length;
       return;
     }

@@ -21,7 +21,7 @@ export interface Token {
   /** Text, name, operator or punctuation; for strings the unescaped value. */
   readonly value: string;
   /** For Number tokens. */
-  readonly num: number;
+  readonly num: number | bigint;
   /** Offset in the normalized source, for error positions. */
   readonly pos: number;
 }

@@ -13,7 +13,8 @@ import { type Args, type FilterDef, filter } from './types.js';
 
 function typeName(v: Value | undefined): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int' : 'float';
+  if (typeof v === 'bigint') return 'int';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'string';
   return v instanceof PhpArray ? 'array' : 'object';
@@ -36,7 +37,7 @@ function arraySlice(arr: PhpArray, start: number, length: number | null, preserv
   for (let i = from; i < to; i++) {
     const k = keys[i]!;
     const v = arr.get(k)!;
-    if (typeof k === 'number' && !preserve) out.push(v);
+    if (typeof k !== 'string' && !preserve) out.push(v);
     else out.set(k, v);
   }
   return out.build();
@@ -108,7 +109,7 @@ function merge(st: RenderState, v: Value, a: Args): Value {
   st.checkArray(v.size + other.size);
   const out = new ArrayBuilder();
   const add = (val: Value, k: Key): void => {
-    if (typeof k === 'number') out.push(val);
+    if (typeof k !== 'string') out.push(val);
     else out.set(k, val);
   };
   v.forEach(add);
@@ -154,8 +155,9 @@ function column(st: RenderState, v: Value, a: Args): Value {
     else val = row.get(toKey(col));
     if (val === undefined) return;
     const ik = idx === null ? undefined : row.get(toKey(idx));
-    if (ik !== undefined && (typeof ik === 'string' || typeof ik === 'number')) out.set(toKey(ik), val);
-    else out.push(val);
+    if (ik !== undefined && (typeof ik === 'string' || typeof ik === 'number' || typeof ik === 'bigint')) {
+      out.set(toKey(ik), val);
+    } else out.push(val);
   });
   return out.build();
 }
@@ -173,7 +175,7 @@ function reverse(st: RenderState, v: Value, a: Args): Value {
     const out = new ArrayBuilder();
     for (let i = ks.length - 1; i >= 0; i--) {
       const k = ks[i]!;
-      if (typeof k === 'number' && !preserve) out.push(v.get(k)!);
+      if (typeof k !== 'string' && !preserve) out.push(v.get(k)!);
       else out.set(k, v.get(k)!);
     }
     return out.build();

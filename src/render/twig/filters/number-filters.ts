@@ -1,5 +1,6 @@
 import { isNumericString, numberParam, parseNumeric, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
+import { intOf, type Num } from '../runtime/int64.js';
 import { PhpArray } from '../runtime/php-array.js';
 import { phpRound } from '../runtime/php-round.js';
 import { sprintf } from '../runtime/sprintf.js';
@@ -35,9 +36,16 @@ export function numberFormat(
   return out;
 }
 
+/** abs() of a number; |PHP_INT_MIN| overflows to a float. */
+function absNum(n: Num): Num {
+  if (typeof n === 'number') return Math.abs(n);
+  return n < 0n ? (intOf(-n) ?? -Number(n)) : n;
+}
+
 function abs(v: Value): Value {
   if (typeof v === 'number') return Math.abs(v);
-  if (typeof v === 'string' && isNumericString(v)) return Math.abs(parseNumeric(v));
+  if (typeof v === 'bigint') return absNum(v);
+  if (typeof v === 'string' && isNumericString(v)) return absNum(parseNumeric(v));
   if (v === null || typeof v === 'boolean') return Math.abs(toInt(v));
   return fail(
     `abs(): Argument #1 ($num) must be of type int|float, ${v instanceof PhpArray ? 'array' : 'string'} given`,

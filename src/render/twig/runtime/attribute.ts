@@ -1,14 +1,14 @@
 import { fail } from './fault.js';
 import { toKey } from './keys.js';
 import { MethodObject } from './method-object.js';
-import { PhpArray } from './php-array.js';
+import { type Key, PhpArray } from './php-array.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
 
 export type AttrType = 'any' | 'array' | 'method';
 
 /** The key `attr` reads from an array: PHP's isset() refuses an array or object as a key. */
-function arrayItemKey(attr: Value): string | number {
+function arrayItemKey(attr: Value): Key {
   if (attr instanceof PhpArray || (typeof attr === 'object' && attr !== null)) {
     return fail('Illegal offset type in isset or empty');
   }
@@ -31,7 +31,7 @@ export function getAttribute(
     return obj.get(arrayItemKey(attr)) ?? null;
   }
   if (obj instanceof MethodObject && type !== 'array') {
-    if (typeof attr !== 'string' && typeof attr !== 'number') return null;
+    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return null;
     const m = obj.findMethod(String(attr));
     if (!m) return null;
     st.step();
@@ -48,7 +48,8 @@ export function hasAttribute(obj: Value, attr: Value, type: AttrType): boolean {
   }
   if (obj instanceof MethodObject && type !== 'array') {
     return (
-      (typeof attr === 'string' || typeof attr === 'number') && obj.findMethod(String(attr)) !== undefined
+      (typeof attr === 'string' || typeof attr === 'number' || typeof attr === 'bigint') &&
+      obj.findMethod(String(attr)) !== undefined
     );
   }
   return false;

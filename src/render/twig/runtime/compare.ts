@@ -1,8 +1,8 @@
 import { charge } from './budget.js';
-import { isNumericString, parseNumeric, toBool } from './convert.js';
+import { intOverflow, isNumericString, parseNumeric, toBool, toStr } from './convert.js';
 import { fail } from './fault.js';
+import type { Num } from './int64.js';
 import { Markup } from './markup.js';
-import { numberToString } from './number-format.js';
 import { PhpArray } from './php-array.js';
 import { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
@@ -25,6 +25,40 @@ function numCmp(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : a === b ? 0 : 1;
 }
 
+/**
+ * `<=>` of two numbers: ints exactly, an int against a float as two doubles (PHP 8). A bigint lies
+ * beyond ±2^53, so against a number inside that range its sign decides.
+ */
+function numCmpNum(x: Num, y: Num): number {
+  if (typeof x === 'number') {
+    if (typeof y === 'number') return numCmp(x, y);
+    return Math.abs(x) <= Number.MAX_SAFE_INTEGER ? (y > 0n ? -1 : 1) : numCmp(x, Number(y));
+  }
+  if (typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
+  return Math.abs(y) <= Number.MAX_SAFE_INTEGER ? (x > 0n ? 1 : -1) : numCmp(Number(x), y);
+}
+
+/**
+ * Two numeric strings (zendi_smart_strcmp): as numbers, except that integer strings beyond int64
+ * are compared as text when they overflow to the same float, and such a string is beyond any int.
+ */
+function numericStrCmp(a: string, b: string): number {
+  const x = parseNumeric(a);
+  const y = parseNumeric(b);
+  if (typeof x === 'number' && typeof y === 'number' && Math.abs(x) < 9.2e18 && Math.abs(y) < 9.2e18) {
+    return numCmp(x, y);
+  }
+  const ox = intOverflow(a, x);
+  const oy = intOverflow(b, y);
+  if (ox !== 0 && ox === oy && x === y) return sign(strcmp(a, b));
+  const xInt = typeof x === 'bigint' || Number.isSafeInteger(x);
+  const yInt = typeof y === 'bigint' || Number.isSafeInteger(y);
+  if (xInt && oy !== 0) return -oy;
+  if (yInt && ox !== 0) return ox;
+  if (typeof x === 'number' && x === y && !Number.isFinite(x)) return sign(strcmp(a, b));
+  return numCmpNum(x, y);
+}
+
 /** Objects that can be ordered among themselves (dates) expose a number. */
 interface Comparable {
   compareKey(): number;
@@ -42,14 +76,17 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
   const ta = typeof a;
   const tb = typeof b;
   if (ta === 'number' && tb === 'number') return numCmp(a as number, b as number);
-  if ((a instanceof Markup && tb === 'number') || (b instanceof Markup && ta === 'number')) {
+  if (
+    (a instanceof Markup && (tb === 'number' || tb === 'bigint')) ||
+    (b instanceof Markup && (ta === 'number' || ta === 'bigint'))
+  ) {
     return fail('Object of class Twig\\Markup could not be converted to int');
   }
   if (ta === 'string' && tb === 'string') {
     if ((a as string).length > 4096) charge((a as string).length >> 10);
     if (a === b) return 0;
     if (isNumericString(a as string) && isNumericString(b as string)) {
-      return numCmp(parseNumeric(a as string), parseNumeric(b as string));
+      return numericStrCmp(a as string, b as string);
     }
     return sign(strcmp(a as string, b as string));
   }
@@ -62,13 +99,16 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
     if (ta === 'string') return a === '' ? 0 : 1;
     return numCmp(toBool(a) ? 1 : 0, 0);
   }
-  if (ta === 'number' && tb === 'string') {
-    if (isNumericString(b as string)) return numCmp(a as number, parseNumeric(b as string));
-    return sign(strcmp(numberToString(a as number), b as string));
+  const na = ta === 'number' || ta === 'bigint';
+  const nb = tb === 'number' || tb === 'bigint';
+  if (na && nb) return numCmpNum(a as Num, b as Num);
+  if (na && tb === 'string') {
+    if (isNumericString(b as string)) return numCmpNum(a as Num, parseNumeric(b as string));
+    return sign(strcmp(toStr(a as Num), b as string));
   }
-  if (ta === 'string' && tb === 'number') {
-    if (isNumericString(a as string)) return numCmp(parseNumeric(a as string), b as number);
-    return sign(strcmp(a as string, numberToString(b as number)));
+  if (ta === 'string' && nb) {
+    if (isNumericString(a as string)) return numCmpNum(parseNumeric(a as string), b as Num);
+    return sign(strcmp(a as string, toStr(b as Num)));
   }
   if (a instanceof PhpArray) {
     if (!(b instanceof PhpArray)) return 1;
@@ -98,10 +138,14 @@ export function looseEquals(a: Value, b: Value): boolean {
   return compare(a, b) === 0;
 }
 
+/** Whether a number is a PHP int: a safe integer other than -0 (only a float can be -0). */
+function isIntNumber(n: number): boolean {
+  return Number.isSafeInteger(n) && !Object.is(n, -0);
+}
+
 /** PHP's `===`. */
 export function identical(a: Value, b: Value): boolean {
-  if (typeof a === 'number' && typeof b === 'number')
-    return a === b && Number.isInteger(a) === Number.isInteger(b);
+  if (typeof a === 'number' && typeof b === 'number') return a === b && isIntNumber(a) === isIntNumber(b);
   if (a instanceof PhpArray && b instanceof PhpArray) {
     if (a.size !== b.size) return false;
     const ka = a.keys();

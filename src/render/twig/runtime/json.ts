@@ -106,9 +106,13 @@ export function jsonEncode(st: RenderState, v: Value, flags: number): string {
         return jsonString(x, flags);
       case 'number':
         if (flags & JSON_PRESERVE_ZERO_FRACTION && Number.isInteger(x) && !Number.isSafeInteger(x)) {
-          return `${numberToJson(x)}.0`;
+          // an integral float: PHP adds ".0" unless the digits already have a point
+          const s = numberToJson(x);
+          return s.includes('.') ? s : `${s}.0`;
         }
         return numberToJson(x);
+      case 'bigint':
+        return String(x);
       case 'boolean':
         return x ? 'true' : 'false';
       default:

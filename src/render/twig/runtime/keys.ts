@@ -1,4 +1,5 @@
 import { fail } from './fault.js';
+import { floatToInt } from './int64.js';
 import { type Key, normalizeStringKey, PhpArray } from './php-array.js';
 import type { Value } from './value.js';
 
@@ -8,7 +9,9 @@ export function toKey(v: Value): Key {
     case 'string':
       return normalizeStringKey(v);
     case 'number':
-      return Number.isFinite(v) ? Math.trunc(v) || 0 : 0;
+      return Number.isSafeInteger(v) ? v || 0 : floatToInt(v);
+    case 'bigint':
+      return v;
     case 'boolean':
       return v ? 1 : 0;
     default:

@@ -32,28 +32,24 @@ function render(n: number, digits: number | undefined, expChar: string, maxDecpt
   return neg ? `-${body}` : body;
 }
 
-/** All digits of an integral double (String() would round 2^62 to "4611686018427388000"). */
-function intString(n: number): string {
-  return Math.abs(n) <= Number.MAX_SAFE_INTEGER ? String(n) : BigInt(n).toString();
-}
-
 /** How `echo $float` prints (precision=14). */
 export function floatToString(n: number): string {
   return render(n, 14, 'E', 14);
 }
 
-/** PHP prints integers in full; JS numbers beyond 2^63 cannot be PHP ints, so they print as floats. */
+/**
+ * How PHP prints a number: a safe integer is an int and prints in full; anything else is a float
+ * (an integral number beyond 2^53 too: ints that large are bigints, see int64.ts).
+ */
 export function numberToString(n: number): string {
   // -0 only arises from float operations (round, ceil...): PHP prints it as "-0"
-  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18)
-    return Object.is(n, -0) ? '-0' : intString(n);
+  if (Number.isSafeInteger(n)) return Object.is(n, -0) ? '-0' : String(n);
   return floatToString(n);
 }
 
-/** How json_encode prints a number (serialize_precision=-1). */
+/** How json_encode prints a number (serialize_precision=-1: 17 digits before an exponent). */
 export function numberToJson(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 9.2233720368547758e18)
-    return Object.is(n, -0) ? '-0' : intString(n);
+  if (Number.isSafeInteger(n)) return Object.is(n, -0) ? '-0' : String(n);
   if (!Number.isFinite(n)) return '0';
-  return render(n, undefined, 'e', 15);
+  return render(n, undefined, 'e', 17);
 }

@@ -1,17 +1,36 @@
 import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
-import { castStr, isNumericString, numberParam, toArith, toBool, toInt, toStr } from './convert.js';
+import {
+  castStr,
+  isNumericString,
+  numberParam,
+  toArith,
+  toBool,
+  toDouble,
+  toInt64,
+  toStr,
+} from './convert.js';
 import { fail } from './fault.js';
+import { big, floatToInt, int64, intOf, isIntNum, type Num, powInt } from './int64.js';
 import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
 import { compilePcre } from './regex.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
 
-const INT_MAX = 9.2233720368547758e18;
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/*
+ * Arithmetic: both operands JS numbers with a result inside ±(2^53 - 1) is the fast path and
+ * stays exact. Anything else (a bigint operand, an int result beyond 2^53) goes through the
+ * exact int64 path, which overflows to a float the way PHP does: (double)a op (double)b.
+ */
 
 export function add(a: Value, b: Value): Value {
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a + b;
+    return r <= SAFE && r >= -SAFE ? r : addNum(a, b);
+  }
   if (a instanceof PhpArray && b instanceof PhpArray) {
     // array union: keys of a, then keys of b not in a
     const out = new ArrayBuilder();
@@ -23,93 +42,167 @@ export function add(a: Value, b: Value): Value {
     });
     return out.build();
   }
-  return toArith(a, b, '+', true) + toArith(b, a, '+', false);
+  return addNum(toArith(a, b, '+', true), toArith(b, a, '+', false));
 }
 
-export function sub(a: Value, b: Value): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return toArith(a, b, '-', true) - toArith(b, a, '-', false);
+function addNum(x: Num, y: Num): Num {
+  if (isIntNum(x) && isIntNum(y)) {
+    const r = intOf(big(x) + big(y));
+    if (r !== undefined) return r;
+  }
+  return toDouble(x) + toDouble(y);
 }
 
-export function mul(a: Value, b: Value): number {
-  const r =
-    typeof a === 'number' && typeof b === 'number'
-      ? a * b
-      : toArith(a, b, '*', true) * toArith(b, a, '*', false);
-  return r === 0 ? 0 : r;
+export function sub(a: Value, b: Value): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a - b;
+    return r <= SAFE && r >= -SAFE ? r : subNum(a, b);
+  }
+  return subNum(toArith(a, b, '-', true), toArith(b, a, '-', false));
 }
 
-export function div(a: Value, b: Value): number {
-  const x = toArith(a, b, '/', true);
-  const y = toArith(b, a, '/', false);
-  if (y === 0) return fail('Division by zero');
-  const q = x / y;
-  return q === 0 && Number.isInteger(x) && Number.isInteger(y) ? 0 : q;
+function subNum(x: Num, y: Num): Num {
+  if (isIntNum(x) && isIntNum(y)) {
+    const r = intOf(big(x) - big(y));
+    if (r !== undefined) return r;
+  }
+  return toDouble(x) - toDouble(y);
 }
 
-export function mod(a: Value, b: Value): number {
-  const x = toIntOperand(toArith(a, b, '%', true));
-  const y = toIntOperand(toArith(b, a, '%', false));
-  if (y === 0) return fail('Modulo by zero');
-  const r = x % y;
-  return r === 0 ? 0 : r;
+export function mul(a: Value, b: Value): Num {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a * b;
+    if (r <= SAFE && r >= -SAFE) return r === 0 ? negZero(r, a, b) : r;
+    return mulNum(a, b);
+  }
+  return mulNum(toArith(a, b, '*', true), toArith(b, a, '*', false));
 }
 
-function toIntOperand(n: number): number {
-  return Number.isFinite(n) ? Math.trunc(n) || 0 : 0;
-}
-
-export function floorDiv(a: Value, b: Value): number {
-  const q = div(a, b);
-  const f = Math.floor(q);
-  return Number.isFinite(f) && Math.abs(f) < INT_MAX ? f || 0 : toIntOperand(f);
-}
-
-export function pow(a: Value, b: Value): number {
-  return toArith(a, b, '**', true) ** toArith(b, a, '**', false);
-}
-
-export function neg(a: Value): number {
-  if (typeof a === 'number') return a === 0 ? 0 : -a;
-  const n = toArith(a, -1, '*', true);
-  return n === 0 ? 0 : -n;
-}
-
-export function pos(a: Value): number {
-  return typeof a === 'number' ? a : toArith(a, 1, '*', true);
+function mulNum(x: Num, y: Num): Num {
+  if (isIntNum(x) && isIntNum(y)) {
+    const r = intOf(big(x) * big(y));
+    if (r !== undefined) return r;
+  }
+  const r = toDouble(x) * toDouble(y);
+  return r === 0 && typeof x === 'number' && typeof y === 'number' ? negZero(r, x, y) : r;
 }
 
 /**
- * PHP's bitwise operators on two strings work on their bytes: & and ^ as long as the shorter,
- * | as the longer (the shorter padded with zero bytes).
+ * A zero product: -0 only when an operand is -0, the one zero known to be a float (0 * -1 is the
+ * int 0; 0.0 * -1 reads as it too, since integral floats are not told from ints).
+ */
+function negZero(r: number, a: number, b: number): number {
+  return Object.is(r, -0) && (Object.is(a, -0) || Object.is(b, -0)) ? r : 0;
+}
+
+export function div(a: Value, b: Value): Num {
+  const x = toArith(a, b, '/', true);
+  const y = toArith(b, a, '/', false);
+  if (typeof x === 'number' && typeof y === 'number') {
+    if (y === 0) return fail('Division by zero');
+    const q = x / y;
+    return q === 0 && Number.isInteger(x) && Number.isInteger(y) ? 0 : q;
+  }
+  if (y === 0) return fail('Division by zero');
+  // int / int is an int when it divides exactly (PHP_INT_MIN / -1 overflows to a float)
+  if (isIntNum(x) && isIntNum(y)) {
+    const bx = big(x);
+    const by = big(y);
+    if (bx % by === 0n) {
+      const r = intOf(bx / by);
+      if (r !== undefined) return r;
+    }
+  }
+  return toDouble(x) / toDouble(y);
+}
+
+export function mod(a: Value, b: Value): Num {
+  const x = toIntOperand(a, toArith(a, b, '%', true));
+  const y = toIntOperand(b, toArith(b, a, '%', false));
+  if (y === 0) return fail('Modulo by zero');
+  if (typeof x === 'number' && typeof y === 'number') {
+    const r = x % y;
+    return r === 0 ? 0 : r;
+  }
+  return int64(big(x) % big(y));
+}
+
+/**
+ * PHP's int conversion of an operand of %: a float is truncated, modulo 2^64 beyond int64; a
+ * numeric string is read as an int clamped to int64 ("1e20" % 7 is PHP_INT_MAX % 7).
+ */
+function toIntOperand(v: Value, n: Num): Num {
+  if (typeof n === 'bigint' || Number.isSafeInteger(n)) return n || 0;
+  return typeof v === 'string' ? toInt64(v) : floatToInt(n);
+}
+
+/** Twig's `//`: (int) floor(a / b), floor always giving a float. */
+export function floorDiv(a: Value, b: Value): Num {
+  const q = div(a, b);
+  return floatToInt(Math.floor(toDouble(q)));
+}
+
+export function pow(a: Value, b: Value): Num {
+  const x = toArith(a, b, '**', true);
+  const y = toArith(b, a, '**', false);
+  if (typeof x === 'number' && typeof y === 'number') {
+    const r = x ** y;
+    // a safe int result of safe ints is exact; a larger one is recomputed as PHP does
+    if (r > SAFE || r < -SAFE) {
+      if (Number.isSafeInteger(x) && Number.isSafeInteger(y) && y >= 0) return powInt(BigInt(x), BigInt(y));
+    }
+    return r;
+  }
+  if (isIntNum(x) && isIntNum(y) && big(y) >= 0n) return powInt(big(x), big(y));
+  return toDouble(x) ** toDouble(y);
+}
+
+/** Unary minus: PHP multiplies by -1 (so -PHP_INT_MIN is a float). */
+export function neg(a: Value): Num {
+  if (typeof a === 'number') return a === 0 ? 0 : -a;
+  const n = toArith(a, -1, '*', true);
+  if (typeof n === 'bigint') return intOf(-n) ?? -Number(n);
+  return n === 0 ? 0 : -n;
+}
+
+export function pos(a: Value): Num {
+  return typeof a === 'number' ? a : toArith(a, 1, '*', true);
+}
+
+function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): Num | string {
+  if (typeof a === 'string' && typeof b === 'string') return stringBitwise(a, b, op);
+  // PHP converts like arithmetic: "5x" is 5 with a warning, "abc" a TypeError
+  const x = toIntOperand(a, toArith(a, b, op, true));
+  const y = toIntOperand(b, toArith(b, a, op, false));
+  if (typeof x === 'number' && typeof y === 'number' && (x | 0) === x && (y | 0) === y) {
+    return op === '&' ? x & y : op === '|' ? x | y : x ^ y;
+  }
+  const bx = BigInt.asIntN(64, big(x));
+  const by = BigInt.asIntN(64, big(y));
+  return int64(BigInt.asIntN(64, op === '&' ? bx & by : op === '|' ? bx | by : bx ^ by));
+}
+export const bitAnd = (a: Value, b: Value): Num | string => bitwise(a, b, '&');
+export const bitOr = (a: Value, b: Value): Num | string => bitwise(a, b, '|');
+export const bitXor = (a: Value, b: Value): Num | string => bitwise(a, b, '^');
+
+/**
+ * PHP applies a bitwise operator to two strings byte by byte, numeric or not ("12" b-and "10" is
+ * "10"): & and ^ to the shorter length, | keeping the longer's tail. Bytes are UTF-8's; a result
+ * that is not UTF-8 comes out with replacement characters.
  */
 function stringBitwise(a: string, b: string, op: '&' | '|' | '^'): string {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
   const n = op === '|' ? Math.max(x.length, y.length) : Math.min(x.length, y.length);
-  charge(n >> 10);
-  const out = Buffer.alloc(n);
+  if (n > 4096) charge(n >> 10);
+  const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const p = x[i] ?? 0;
     const q = y[i] ?? 0;
     out[i] = op === '&' ? p & q : op === '|' ? p | q : p ^ q;
   }
-  return out.toString('utf8');
+  return new TextDecoder().decode(out);
 }
-
-function bitwise(a: Value, b: Value, op: '&' | '|' | '^'): number | string {
-  if (typeof a === 'string' && typeof b === 'string') return stringBitwise(a, b, op);
-  // PHP converts like arithmetic: "5x" is 5 with a warning, "abc" a TypeError
-  const x = toIntOperand(toArith(a, b, op, true));
-  const y = toIntOperand(toArith(b, a, op, false));
-  if ((x | 0) === x && (y | 0) === y) return op === '&' ? x & y : op === '|' ? x | y : x ^ y;
-  const bx = BigInt.asIntN(64, BigInt(x));
-  const by = BigInt.asIntN(64, BigInt(y));
-  return Number(BigInt.asIntN(64, op === '&' ? bx & by : op === '|' ? bx | by : bx ^ by));
-}
-export const bitAnd = (a: Value, b: Value): number | string => bitwise(a, b, '&');
-export const bitOr = (a: Value, b: Value): number | string => bitwise(a, b, '|');
-export const bitXor = (a: Value, b: Value): number | string => bitwise(a, b, '^');
 
 export function concat(st: RenderState, a: Value, b: Value): string {
   const x = castStr(a);
@@ -125,7 +218,7 @@ export function contains(needleIn: Value, haystackIn: Value): boolean {
   const haystack = haystackIn instanceof Markup ? haystackIn.text : haystackIn;
   if (typeof haystack === 'string') {
     if (haystack.length > 4096) charge(haystack.length >> 10);
-    if (typeof value === 'string' || typeof value === 'number') {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') {
       const needle = toStr(value);
       return needle === '' || haystack.includes(needle);
     }
@@ -171,11 +264,16 @@ export function range(st: RenderState, low: Value, high: Value, stepArg: Value =
     return PhpArray.list(out);
   }
   // PHP 8.2's range() reads a non-numeric string bound like (int), without a warning: "3x" is 3
-  const bound = (v: Value, other: Value): number =>
-    typeof v === 'string' && !isNumericString(v) ? toInt(v) : toArith(v, other, 'range', true);
-  const lo = bound(low, high);
-  const hi = bound(high, low);
+  const bound = (v: Value, other: Value): Num =>
+    typeof v === 'string' && !isNumericString(v) ? toInt64(v) : toArith(v, other, 'range', true);
+  const loN = bound(low, high);
+  const hiN = bound(high, low);
   if (step === 0) return fail('range(): Argument #3 ($step) cannot be 0');
+  if ((typeof loN === 'bigint' || typeof hiN === 'bigint') && Number.isInteger(step)) {
+    return bigRange(st, big(loN), big(hiN), BigInt(step));
+  }
+  const lo = toDouble(loN);
+  const hi = toDouble(hiN);
   const isFloat = !Number.isInteger(lo) || !Number.isInteger(hi) || !Number.isInteger(step);
   if (!isFloat) step = Math.trunc(step);
   const count = Math.floor(Math.abs(hi - lo) / step) + 1;
@@ -187,6 +285,20 @@ export function range(st: RenderState, low: Value, high: Value, stepArg: Value =
   const out = new Array<Value>(count);
   const dir = lo <= hi ? 1 : -1;
   for (let i = 0; i < count; i++) out[i] = lo + dir * i * step;
+  return PhpArray.list(out);
+}
+
+/** range() over ints beyond 2^53 (a bigint bound; the other bound is an int or an integral float). */
+function bigRange(st: RenderState, lo: bigint, hi: bigint, step: bigint): PhpArray {
+  const span = lo <= hi ? hi - lo : lo - hi;
+  if (span < step && span !== 0n) {
+    return fail('range(): Argument #3 ($step) must not exceed the specified range');
+  }
+  const count = Number(span / step) + 1;
+  st.checkArray(count);
+  const out = new Array<Value>(count);
+  const d = lo <= hi ? step : -step;
+  for (let i = 0; i < count; i++) out[i] = int64(lo + BigInt(i) * d);
   return PhpArray.list(out);
 }
 

@@ -1,16 +1,23 @@
 import { charge } from './budget.js';
+import { INT64_MAX, int64 } from './int64.js';
 import { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
-export type Key = string | number;
+/** An int key is a number, or a bigint beyond 2^53 (see int64.ts). */
+export type Key = string | number | bigint;
 
 const INT_KEY = /^(?:0|-?[1-9][0-9]{0,18})$/;
 
-/** PHP turns decimal-integer strings used as array keys into integers ("12" -> 12, "012" stays). */
+/**
+ * PHP turns decimal-integer strings within int64 used as array keys into integers ("12" -> 12,
+ * "012" and "9223372036854775808" stay strings).
+ */
 export function normalizeStringKey(s: string): Key {
-  if (s.length < 20 && INT_KEY.test(s)) {
+  if (s.length < 21 && INT_KEY.test(s)) {
     const n = Number(s);
     if (Number.isSafeInteger(n)) return n;
+    const b = BigInt(s);
+    if (b <= INT64_MAX && b >= -INT64_MAX - 1n) return int64(b);
   }
   return s;
 }
@@ -29,6 +36,7 @@ export function fromJson(x: unknown): Value {
   switch (typeof x) {
     case 'string':
     case 'boolean':
+    case 'bigint':
       return x;
     case 'number':
       // JSON.parse gives -0 only for "-0"/"-0.0"; PHP keeps -0.0 as a float that prints "-0"
@@ -113,7 +121,7 @@ export class PhpArray extends TwigObject {
     }
     if (this.mode === 2) return this.map!.get(key);
     const obj = this.obj!;
-    const prop = typeof key === 'number' ? String(key) : key;
+    const prop = typeof key === 'string' ? key : String(key);
     // Own properties only: a JSON object view never answers from Object.prototype.
     // keys arrive normalized, so a string key is never integer-like and maps to itself
     if (!Object.hasOwn(obj, prop)) return undefined;
@@ -196,7 +204,7 @@ export class PhpArray extends TwigObject {
 /** Builds a PHP array the way PHP's `[]` appends and `$a[$k] = $v` assigns. */
 export class ArrayBuilder {
   private readonly map = new Map<Key, Value>();
-  private next = 0;
+  private next: number | bigint = 0;
   private listOnly = true;
   private readonly list: Value[] = [];
 
@@ -207,7 +215,7 @@ export class ArrayBuilder {
       return;
     }
     this.map.set(this.next, value);
-    this.next++;
+    this.next = typeof this.next === 'number' ? this.next + 1 : int64(this.next + 1n);
   }
 
   set(key: Key, value: Value): void {
@@ -227,6 +235,7 @@ export class ArrayBuilder {
     }
     this.map.set(key, value);
     if (typeof key === 'number' && key >= this.next) this.next = key + 1;
+    else if (typeof key === 'bigint' && key >= this.next) this.next = int64(key + 1n);
   }
 
   get count(): number {

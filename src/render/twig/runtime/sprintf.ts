@@ -1,4 +1,4 @@
-import { castStr, toFloat, toInt } from './convert.js';
+import { castStr, toFloat, toInt, toInt64 } from './convert.js';
 import { fail } from './fault.js';
 import { floatToString } from './number-format.js';
 import type { RenderState } from './state.js';
@@ -67,13 +67,13 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
     let s: string;
     switch (conv) {
       case 'd': {
-        const n = toInt(arg);
+        const n = toInt64(arg);
         s = String(n);
         if (plus && n >= 0) s = `+${s}`;
         break;
       }
       case 'u': {
-        const n = toInt(arg);
+        const n = toInt64(arg);
         s = n < 0 ? BigInt.asUintN(64, BigInt(n)).toString() : String(n);
         break;
       }
@@ -110,18 +110,18 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
         s = String.fromCharCode(toInt(arg) & 0xff);
         break;
       case 'x':
-        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(16);
+        s = BigInt.asUintN(64, BigInt(toInt64(arg))).toString(16);
         break;
       case 'X':
-        s = BigInt.asUintN(64, BigInt(toInt(arg)))
+        s = BigInt.asUintN(64, BigInt(toInt64(arg)))
           .toString(16)
           .toUpperCase();
         break;
       case 'o':
-        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(8);
+        s = BigInt.asUintN(64, BigInt(toInt64(arg))).toString(8);
         break;
       case 'b':
-        s = BigInt.asUintN(64, BigInt(toInt(arg))).toString(2);
+        s = BigInt.asUintN(64, BigInt(toInt64(arg))).toString(2);
         break;
       default:
         s = '';
