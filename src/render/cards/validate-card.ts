@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { CardInvalidError } from '../errors/card-invalid-error.js';
 import type { CardPath } from './card-path.js';
-import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
+import { CARD_MESSAGE_SCHEMA, type SchemaNode } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
 import { MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
@@ -17,7 +17,7 @@ import type { CardMessage } from './types.js';
  * `unicode` decides how string lengths count: code points (the platform counts characters) or
  * UTF-16 units (`.length`, free, where counting code points walks every string).
  */
-function compileCardSchema(unicode: boolean) {
+function compileCardSchema(unicode: boolean, schema: SchemaNode = CARD_MESSAGE_SCHEMA) {
   const ajv = new Ajv({
     allErrors: false,
     verbose: true,
@@ -39,7 +39,7 @@ function compileCardSchema(unicode: boolean) {
     errors: true,
     validate: (enabled: boolean, url: string) => !enabled || isAllowedImageUrl(url),
   });
-  return ajv.compile(CARD_MESSAGE_SCHEMA);
+  return ajv.compile(schema);
 }
 
 /** The exact rules: lengths in code points. Decides, and explains, whenever the quick pass fails. */
@@ -64,18 +64,54 @@ export function validateCard(value: unknown, now: number = Date.now()): CardMess
     throw new CardInvalidError(at, rule);
   }
   const message = value as CardMessage;
-  checkAcrossCards(message, now);
+  checkAcrossCards(message, now, MAX_MODULES_TOTAL);
+  return message;
+}
+
+/**
+ * The card schema without the limits a fit can meet (render/fit.ts): the number of cards and
+ * every text length. Everything else (structure, types, element counts, images) stays a rule.
+ */
+function withoutFitLimits(node: unknown, root: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => withoutFitLimits(n, false));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'maxLength' || (root && k === 'maxItems')) continue;
+    // Annotations are data, not schemas: copied as they are.
+    out[k] = k === 'x-rules' || k === 'x-name' ? v : withoutFitLimits(v, false);
+  }
+  return out;
+}
+
+/** Compiled on first use: only messages over the limits of a pipe that fits them need it. */
+let validateShape: ReturnType<typeof compileCardSchema> | undefined;
+
+/**
+ * validateCard without the limits a fit can meet (at most MAX_CARDS cards, MAX_MODULES_TOTAL
+ * modules, the text lengths): what render/fit.ts takes in. Every other rule holds as in
+ * validateCard, which each fitted part is checked with again.
+ */
+export function validateCardShape(value: unknown, now: number = Date.now()): CardMessage {
+  validateShape ??= compileCardSchema(false, withoutFitLimits(CARD_MESSAGE_SCHEMA, true) as SchemaNode);
+  if (!validateShape(value)) {
+    const first = (validateShape.errors as ErrorObject[])[0] as ErrorObject;
+    const { at, rule } = describeError(first);
+    throw new CardInvalidError(at, rule);
+  }
+  const message = value as CardMessage;
+  checkAcrossCards(message, now, Number.POSITIVE_INFINITY);
   return message;
 }
 
 /** The rules a compiled schema cannot hold: a count across cards, and times relative to `now`. */
-function checkAcrossCards(message: CardMessage, now: number): void {
+function checkAcrossCards(message: CardMessage, now: number, maxModules: number): void {
   let total = 0;
   for (const [c, card] of message.entries()) {
     for (const [m, module] of card.modules.entries()) {
       total += 1;
       const path = [c, 'modules', m];
-      if (total > MAX_MODULES_TOTAL) {
+      if (total > maxModules) {
         throw new CardInvalidError(path, `all cards together hold at most ${MAX_MODULES_TOTAL} modules`);
       }
       if (module.type === 'countdown') {
