@@ -207,19 +207,27 @@ export function fitKmarkdown(text: string, mode: Overflow): FittedMessage {
 /**
  * A parsed card message as the messages to send: validated as it is when it fits (the same
  * CardInvalidError as ever when `mode` is fail). Else it is checked without the limits a fit can
- * meet, so that a message with another fault reports that fault, and fitted.
+ * meet, so that a message with another fault reports that fault, and fitted. `locate` places an
+ * error of the value as given in its text (a fitted part's error, whose path is the part's, is
+ * thrown as it is).
  */
 export function fitCards(
   value: unknown,
   mode: Overflow,
   now: number,
+  locate: (err: unknown) => unknown = (err) => err,
 ): { cards: CardMessage[]; fitted: FittedMessage['fitted'] } {
+  let shaped: CardMessage;
   try {
-    return { cards: [validateCard(value, now)], fitted: null };
+    try {
+      return { cards: [validateCard(value, now)], fitted: null };
+    } catch (err) {
+      if (mode === 'fail' || !(err instanceof CardInvalidError)) throw err;
+    }
+    shaped = validateCardShape(value, now);
   } catch (err) {
-    if (mode === 'fail' || !(err instanceof CardInvalidError)) throw err;
+    throw locate(err);
   }
-  const shaped = validateCardShape(value, now);
   const cards = fitCardMessage(shaped, mode, now);
   return { cards, fitted: mode === 'split' ? 'split' : 'truncated' };
 }

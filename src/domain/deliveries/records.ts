@@ -2,6 +2,7 @@ import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
 import type {
   DeliveryChanges,
   DeliveryEvent,
+  DeliveryPart,
   DeliveryRecord,
   DeliveryRecordIds,
   DeliveryStage,
@@ -108,9 +109,12 @@ export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, a
 
 export interface SentOutcome {
   readonly sent_at: number;
+  /** The relay's id of the message (of its first part, for a message split over several). */
   readonly upstream_msg_id: string | null;
   readonly attempts: number;
   readonly not_permissions_mention: string[];
+  /** Only for a message split over several (render/fit.ts): every part sent, in order. */
+  readonly parts?: readonly DeliveryPart[];
 }
 
 /** A sent message as the sent log carries it to the store: its outcome and what was sent. */

@@ -3,7 +3,7 @@ import { revive } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import { TemplateLimitError } from '../../render/errors/template-limit-error.js';
-import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../../render/index.js';
+import type { CompiledTemplate, Overflow, PlatformContext, RenderedMessage } from '../../render/index.js';
 import { packText } from '../../text/packed-text.js';
 
 /**
@@ -41,6 +41,8 @@ export interface RenderTask {
   readonly inputEncoding: InputEncoding | undefined;
   /** Top-level variables beside `data` (render-input.ts), when the message has any. */
   readonly variables?: Readonly<Record<string, unknown>> | undefined;
+  /** What a message over the platform's limits becomes (render/fit.ts); absent: it fails. */
+  readonly overflow?: Overflow | undefined;
   readonly platform: PlatformContext;
   readonly now: number;
 }
@@ -126,7 +128,7 @@ export class RenderPool {
     if (slot === undefined) {
       try {
         const out = renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now);
-        return Promise.resolve({ type: out.type, content: out.content, packed: packText(out.content) });
+        return Promise.resolve({ ...out, packed: packText(out.content) });
       } catch (err) {
         return Promise.reject(err);
       }
@@ -142,6 +144,7 @@ export class RenderPool {
       input: task.input,
       inputEncoding: task.inputEncoding,
       ...(task.variables === undefined ? {} : { variables: task.variables }),
+      ...(task.overflow === undefined ? {} : { overflow: task.overflow }),
       platform: task.platform,
       now: task.now,
     };
@@ -260,8 +263,10 @@ export class RenderPool {
       const p = slot.pending.get(res.id);
       if (!p) return;
       slot.pending.delete(res.id);
-      if (res.ok) p.resolve({ type: res.type, content: res.content, packed: res.packed });
-      else p.reject(revive(res.error));
+      if (res.ok) {
+        const { id: _id, ok: _ok, ...rendered } = res;
+        p.resolve(rendered);
+      } else p.reject(revive(res.error));
     });
     thread.on('error', (err) => {
       if (endedOnPurpose()) return;

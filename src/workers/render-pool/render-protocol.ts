@@ -1,6 +1,6 @@
 import type { SerializedError } from '../../errors/index.js';
 import type { InputEncoding } from '../../queue/job-input.js';
-import type { PlatformContext } from '../../render/index.js';
+import type { Overflow, PlatformContext } from '../../render/index.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
 export interface RenderRequest {
@@ -14,6 +14,8 @@ export interface RenderRequest {
   readonly inputEncoding: InputEncoding | undefined;
   /** Top-level variables beside `data`, when the message has any (a routed pipe's). */
   readonly variables?: Readonly<Record<string, unknown>>;
+  /** The pipe's `overflow` (render/fit.ts); absent: a message over the limits fails. */
+  readonly overflow?: Overflow;
   readonly platform: PlatformContext;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;
@@ -29,6 +31,8 @@ export type RenderResponse =
       readonly content: string;
       /** `content` packed for the delivery record (text/packed-text.ts); null when short. */
       readonly packed: string | null;
+      /** A message split over several (RenderedMessage.parts); absent: one. */
+      readonly parts?: readonly string[];
     }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 

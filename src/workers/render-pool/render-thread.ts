@@ -19,7 +19,10 @@ function handle(req: RenderRequest): RenderResponse {
     const template = compiled.get(req.templateKey, req.source);
     const out = renderPipeInput(template, req.msgtype, req, req.platform, req.now);
     // Packed here, off the main thread, for the delivery record (records.ts keptRendered).
-    return { id: req.id, ok: true, type: out.type, content: out.content, packed: packText(out.content) };
+    const packed = packText(out.content);
+    return out.parts === undefined
+      ? { id: req.id, ok: true, type: out.type, content: out.content, packed }
+      : { id: req.id, ok: true, type: out.type, content: out.content, packed, parts: out.parts };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };
   }
