@@ -30,7 +30,16 @@ function rng(seed: number) {
 }
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 
-const WORDS = ['alpha', '部署', 'beta', 'gamma😀', '**bold**', '`code x`', '[link](https://e.example/x y)', 'δ'];
+const WORDS = [
+  'alpha',
+  '部署',
+  'beta',
+  'gamma😀',
+  '**bold**',
+  '`code x`',
+  '[link](https://e.example/x y)',
+  'δ',
+];
 /** Words, lines and paragraphs (and links, which must stay whole), no code blocks. */
 function randomText(r: ReturnType<typeof rng>, words: number): string {
   let out = '';
@@ -65,7 +74,10 @@ describe('splitText', () => {
   it('cuts between paragraphs first, then lines, then words', () => {
     const para = `${'a'.repeat(60)}\n\n${'b'.repeat(30)}\n${'c'.repeat(20)} ${'d'.repeat(20)}`;
     expect(splitText(para, 100, true)[0]).toBe('a'.repeat(60));
-    expect(splitText(`${'a'.repeat(60)}\n${'b'.repeat(60)}`, 100, true)).toEqual(['a'.repeat(60), 'b'.repeat(60)]);
+    expect(splitText(`${'a'.repeat(60)}\n${'b'.repeat(60)}`, 100, true)).toEqual([
+      'a'.repeat(60),
+      'b'.repeat(60),
+    ]);
     expect(splitText(`${'a '.repeat(40)}${'b'.repeat(40)}`, 100, true)[0]).toMatch(/^(a )+a$/);
   });
 
@@ -134,12 +146,17 @@ describe('fitKmarkdown', () => {
 const kmd = (content: string) => ({ type: 'kmarkdown', content });
 const divider = { type: 'divider' };
 const section = (content: string) => ({ type: 'section', text: kmd(content) });
-const cardOf = (modules: unknown[], extra: Record<string, unknown> = {}) => ({ type: 'card', ...extra, modules });
+const cardOf = (modules: unknown[], extra: Record<string, unknown> = {}) => ({
+  type: 'card',
+  ...extra,
+  modules,
+});
 
 /** Every module's text (or its type) in order, whitespace aside: what a split must keep. */
 function stream(messages: readonly CardMessage[]): string {
   const textOf = (m: CardModule): string => {
-    if (m.type === 'section' && typeof m.text !== 'string' && m.text.type !== 'paragraph') return m.text.content;
+    if (m.type === 'section' && typeof m.text !== 'string' && m.text.type !== 'paragraph')
+      return m.text.content;
     if (m.type === 'section' && typeof m.text === 'string') return m.text;
     if (m.type === 'header') return typeof m.text === 'string' ? m.text : m.text.content;
     if (m.type === 'context')
@@ -164,10 +181,17 @@ describe('fitCards', () => {
           if (k < 0.2) return divider;
           if (k < 0.3) return { type: 'header', text: { type: 'plain-text', content: `H${c}` } };
           if (k < 0.35)
-            return { type: 'context', elements: [{ type: 'plain-text', content: 'p'.repeat(r.int(1, 4500)) }] };
+            return {
+              type: 'context',
+              elements: [{ type: 'plain-text', content: 'p'.repeat(r.int(1, 4500)) }],
+            };
           return section(randomText(r, r.next() < 0.1 ? r.int(800, 2500) : r.int(1, 30)));
         }),
-        { theme: r.next() < 0.3 ? 'invisible' : 'success', color: `#${String(c).padStart(6, '0')}`, size: 'sm' },
+        {
+          theme: r.next() < 0.3 ? 'invisible' : 'success',
+          color: `#${String(c).padStart(6, '0')}`,
+          size: 'sm',
+        },
       ),
     );
     const original = JSON.parse(JSON.stringify(cards)) as CardMessage;
@@ -196,11 +220,22 @@ describe('fitCards', () => {
     ];
     const { cards, fitted } = fitCards(value, 'split', NOW);
     expect(fitted).toBe('split');
-    expect(cards.map((m) => m.map((c) => c.modules.length))).toEqual([[30], [30], [50], [50], [20, 1, 1, 1, 1], [1, 1]]);
+    expect(cards.map((m) => m.map((c) => c.modules.length))).toEqual([
+      [30],
+      [30],
+      [50],
+      [50],
+      [20, 1, 1, 1, 1],
+      [1, 1],
+    ]);
   });
 
   it('does not end a run with a header', () => {
-    const modules = [...Array(49).fill(divider), { type: 'header', text: 'Next' }, ...Array(10).fill(divider)];
+    const modules = [
+      ...Array(49).fill(divider),
+      { type: 'header', text: 'Next' },
+      ...Array(10).fill(divider),
+    ];
     const { cards } = fitCards([cardOf(modules)], 'split', NOW);
     expect(cards.map((m) => m[0]?.modules.length)).toEqual([49, 11]);
     expect(cards[1]?.[0]?.modules[0]).toEqual({ type: 'header', text: 'Next' });
@@ -219,12 +254,20 @@ describe('fitCards', () => {
     expect(modules.length).toBeGreaterThan(1);
     expect(modules[0]).toMatchObject({ accessory, mode: 'right' });
     expect(modules.slice(1).every((m) => !('accessory' in m))).toBe(true);
-    for (const m of modules) expect(codePoints((m as { text: { content: string } }).text.content)).toBeLessThanOrEqual(KMARKDOWN_MAX);
+    for (const m of modules)
+      expect(codePoints((m as { text: { content: string } }).text.content)).toBeLessThanOrEqual(
+        KMARKDOWN_MAX,
+      );
   });
 
   it('splits plain text at its own limit and cuts a long header with an ellipsis', () => {
     const { cards } = fitCards(
-      [cardOf([{ type: 'header', text: 'H'.repeat(150) }, { type: 'section', text: 'w '.repeat(3000) }])],
+      [
+        cardOf([
+          { type: 'header', text: 'H'.repeat(150) },
+          { type: 'section', text: 'w '.repeat(3000) },
+        ]),
+      ],
       'split',
       NOW,
     );
@@ -259,7 +302,9 @@ describe('fitCards', () => {
     expect(() => fitCards(badImage, 'split', NOW)).toThrow(CardInvalidError);
     expect(() => fitCards(badImage, 'split', NOW)).toThrow(/card\[6\]/);
     const longButton = [
-      cardOf([{ type: 'action-group', elements: [{ type: 'button', text: 'b'.repeat(PLAIN_TEXT_MAX + 1) }] }]),
+      cardOf([
+        { type: 'action-group', elements: [{ type: 'button', text: 'b'.repeat(PLAIN_TEXT_MAX + 1) }] },
+      ]),
     ];
     expect(() => fitCards(longButton, 'split', NOW)).toThrow(/plain-text content is at most/);
     expect(MAX_MODULES_TOTAL).toBe(50);

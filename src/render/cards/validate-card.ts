@@ -1,10 +1,10 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { CardInvalidError } from '../errors/card-invalid-error.js';
 import type { CardPath } from './card-path.js';
-import { CARD_MESSAGE_SCHEMA, type SchemaNode } from './card-schema.js';
+import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
-import { MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
+import { HEADER_TEXT_MAX, MAX_CARDS, MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
 import type { CardMessage } from './types.js';
 
 /**
@@ -17,7 +17,7 @@ import type { CardMessage } from './types.js';
  * `unicode` decides how string lengths count: code points (the platform counts characters) or
  * UTF-16 units (`.length`, free, where counting code points walks every string).
  */
-function compileCardSchema(unicode: boolean, schema: SchemaNode = CARD_MESSAGE_SCHEMA) {
+function compileCardSchema(unicode: boolean) {
   const ajv = new Ajv({
     allErrors: false,
     verbose: true,
@@ -39,7 +39,7 @@ function compileCardSchema(unicode: boolean, schema: SchemaNode = CARD_MESSAGE_S
     errors: true,
     validate: (enabled: boolean, url: string) => !enabled || isAllowedImageUrl(url),
   });
-  return ajv.compile(schema);
+  return ajv.compile(CARD_MESSAGE_SCHEMA);
 }
 
 /** The exact rules: lengths in code points. Decides, and explains, whenever the quick pass fails. */
@@ -69,35 +69,45 @@ export function validateCard(value: unknown, now: number = Date.now()): CardMess
 }
 
 /**
- * The card schema without the limits a fit can meet (render/fit.ts): the number of cards and
- * every text length. Everything else (structure, types, element counts, images) stays a rule.
+ * A copy of a card message in which every text over the shortest text limit (a header's) is one
+ * character: where the limits a fit can meet are all that is wrong, the copy passes the schema.
+ * Texts are `content` and `text` strings, and bare strings among `elements` and `fields`.
  */
-function withoutFitLimits(node: unknown, root: boolean): unknown {
-  if (Array.isArray(node)) return node.map((n) => withoutFitLimits(n, false));
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'maxLength' || (root && k === 'maxItems')) continue;
-    // Annotations are data, not schemas: copied as they are.
-    out[k] = k === 'x-rules' || k === 'x-name' ? v : withoutFitLimits(v, false);
+function shortTexts(value: unknown, key: string | null): unknown {
+  if (typeof value === 'string') {
+    const text = key === 'content' || key === 'text' || key === 'elements' || key === 'fields';
+    return text && value.length > HEADER_TEXT_MAX ? 'x' : value;
   }
-  return out;
+  if (Array.isArray(value))
+    return value.map((v) => shortTexts(v, key === 'elements' || key === 'fields' ? key : null));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortTexts(v, k)]));
 }
 
-/** Compiled on first use: only messages over the limits of a pipe that fits them need it. */
-let validateShape: ReturnType<typeof compileCardSchema> | undefined;
+/** The first schema error of `value`, or null. */
+function schemaError(value: unknown): CardInvalidError | null {
+  if (validateQuick(value) || validateSchema(value)) return null;
+  const { at, rule } = describeError((validateSchema.errors as ErrorObject[])[0] as ErrorObject);
+  return new CardInvalidError(at, rule);
+}
 
 /**
  * validateCard without the limits a fit can meet (at most MAX_CARDS cards, MAX_MODULES_TOTAL
  * modules, the text lengths): what render/fit.ts takes in. Every other rule holds as in
- * validateCard, which each fitted part is checked with again.
+ * validateCard, which each fitted part is checked with again. Checked with the same compiled
+ * schema (a second one would cost most of a second to compile): the texts shortened, and a
+ * message of more than MAX_CARDS cards card by card.
  */
 export function validateCardShape(value: unknown, now: number = Date.now()): CardMessage {
-  validateShape ??= compileCardSchema(false, withoutFitLimits(CARD_MESSAGE_SCHEMA, true) as SchemaNode);
-  if (!validateShape(value)) {
-    const first = (validateShape.errors as ErrorObject[])[0] as ErrorObject;
-    const { at, rule } = describeError(first);
-    throw new CardInvalidError(at, rule);
+  const short = shortTexts(value, null);
+  if (Array.isArray(short) && short.length > MAX_CARDS) {
+    for (const [c, card] of short.entries()) {
+      const err = schemaError([card]);
+      if (err) throw new CardInvalidError([c, ...err.at.slice(1)], err.rule);
+    }
+  } else {
+    const err = schemaError(short);
+    if (err) throw err;
   }
   const message = value as CardMessage;
   checkAcrossCards(message, now, Number.POSITIVE_INFINITY);
