@@ -42,6 +42,14 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** The worker's parts (caches, budgets, a sent log whose flusher runs), rendering on the main thread. */
+async function worker() {
+  const ctx = await workerContext(app.res, closers, 0, silent);
+  await ctx.sentLog.start();
+  closers.push(() => ctx.sentLog.close());
+  return ctx;
+}
+
 /** A queue of this test's own, and a worker on it running processPipeJob with `ctx`. */
 async function ownQueue(label: string, ctx: Awaited<ReturnType<typeof workerContext>>, run = true) {
   const name = `${PIPE_QUEUE}-fit-${label}-${Date.now()}`;
@@ -91,8 +99,11 @@ describe('the overflow option', () => {
     const w = await createWorld(app);
     const made = await createPipe(app, w);
     const view = async (id: string) =>
-      (await app.request<{ overflow: string }>('GET', `/admin/api/pipe/view?id=${id}`, { admin: true })).body
-        .data;
+      (
+        await app.request<{ pipe: { overflow: string } }>('GET', `/admin/api/pipe/view?id=${id}`, {
+          admin: true,
+        })
+      ).body.data.pipe;
     expect((await view(made.id)).overflow).toBe('split');
     const cut = await createPipe(app, w, { overflow: 'truncate' });
     expect((await view(cut.id)).overflow).toBe('truncate');
@@ -115,7 +126,7 @@ describe('a message over the limits, store sink', () => {
   it('is split into messages in order, each its own id, all listed by the record and pipemsg-status', async () => {
     const w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
     const pipe = await createPipe(app, w);
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     const { queue } = await ownQueue('store', ctx);
     const text = longText(20);
     const msgId = `fit-store-${Date.now()}`;
@@ -159,7 +170,7 @@ describe('a message over the limits, store sink', () => {
       2,
     );
     const pipe = await createPipe(app, w, { template_id: template });
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     const { queue } = await ownQueue('cards', ctx);
     const msgId = `fit-cards-${Date.now()}`;
     await queue.add(
@@ -199,7 +210,7 @@ describe('a message over the limits, store sink', () => {
     const w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
     const cut = await createPipe(app, w, { overflow: 'truncate' });
     const strict = await createPipe(app, w, { overflow: 'fail' });
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     const { queue } = await ownQueue('truncate', ctx);
     const a = `fit-cut-${Date.now()}`;
     const b = `fit-fail-${Date.now()}`;
@@ -226,7 +237,7 @@ describe('a message over the limits, store sink', () => {
   it('is sent on from the first part not sent after a run cut short between parts', async () => {
     const w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
     const pipe = await createPipe(app, w);
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     // The store goes away after the first part's insert: the run is cut short (put off by
     // dependency-wait.ts, no attempt spent) and runs again.
     const inserts: string[] = [];
@@ -271,7 +282,7 @@ describe('a message over the limits, relay sink', () => {
     closers.push(() => relay.close());
     const w = await createRelayWorld(app, relay.url, { name: 'fit crash bot', upstream_token: 'tok-fit' });
     const pipe = await createPipe(app, w);
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     const { name, queue, connection, start } = await ownQueue('crash', ctx, false);
     const msgId = `fit-crash-${Date.now()}`;
     await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId, input: longText(20) }), {
@@ -325,7 +336,7 @@ describe('a message over the limits, relay sink', () => {
       rate_per_second: 20,
     });
     const pipe = await createPipe(app, w);
-    const ctx = await workerContext(app.res, closers, 0, silent);
+    const ctx = await worker();
     const { queue } = await ownQueue('429', ctx);
     relay.handler = (body, res, n) =>
       n === 2
