@@ -254,6 +254,8 @@ export interface Delivery {
   readonly replays: number;
   readonly sent_at: number | null;
   readonly upstream_msg_id: string | null;
+  /** A message split over several: every part's ids, in order; null: sent as one. */
+  readonly parts?: ReadonlyArray<{ readonly msg_id: string; readonly upstream_msg_id: string | null }> | null;
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
   readonly created_at: number;
