@@ -12,6 +12,7 @@ import {
 import { MessageTooLongError } from '../../src/render/errors/message-too-long-error.js';
 import { fitCards, fitKmarkdown, TRUNCATION_MARKER } from '../../src/render/fit.js';
 import { codePoints, splitText, truncateText } from '../../src/render/fit-text.js';
+import { renderMessage } from '../../src/render/index.js';
 import { MAX_MESSAGE_LENGTH } from '../../src/render/limits.js';
 
 const NOW = 1_700_000_000_000;
@@ -308,5 +309,48 @@ describe('fitCards', () => {
     ];
     expect(() => fitCards(longButton, 'split', NOW)).toThrow(/plain-text content is at most/);
     expect(MAX_MODULES_TOTAL).toBe(50);
+  });
+});
+
+describe('renderMessage with an overflow', () => {
+  const many =
+    '[{% for c in 1..7 %}{"type":"card","modules":[{"type":"divider"}]}{% if not loop.last %},{% endif %}{% endfor %}]';
+  it('answers the parts of a split message, the whole for the record', () => {
+    const out = renderMessage({ content: many, msgtype: 2 }, {}, {}, { now: NOW }, 'split');
+    expect(out.type).toBe(10);
+    expect(out.parts?.map((p) => (JSON.parse(p) as unknown[]).length)).toEqual([5, 2]);
+    expect(JSON.parse(out.content)).toHaveLength(7);
+    const text = renderMessage(
+      { content: '{% for i in 1..9000 %}x {% endfor %}', msgtype: 1 },
+      {},
+      {},
+      {},
+      'split',
+    );
+    expect(out.parts).toBeDefined();
+    expect(text.parts?.length).toBe(3);
+    expect(text.content).toHaveLength(18_000);
+  });
+  it('answers one message when truncating, and fails by default', () => {
+    const out = renderMessage({ content: many, msgtype: 2 }, {}, {}, { now: NOW }, 'truncate');
+    expect(out.parts).toBeUndefined();
+    expect(JSON.parse(out.content)).toHaveLength(MAX_CARDS);
+    expect(() => renderMessage({ content: many, msgtype: 2 }, {}, {}, { now: NOW })).toThrow(
+      /at most 5 cards/,
+    );
+  });
+  it('places a fault no fit mends in the rendered text', () => {
+    const bad =
+      '[{"type":"card","modules":[]},{"type":"card","modules":[]},{"type":"card","modules":[]},\n{"type":"card","modules":[]},{"type":"card","modules":[]},\n{"type":"card","theme":"plaid","modules":[]}]';
+    const err = (() => {
+      try {
+        renderMessage({ content: bad, msgtype: 2 }, {}, {}, { now: NOW }, 'split');
+      } catch (e) {
+        return e;
+      }
+    })() as CardInvalidError;
+    expect(err).toBeInstanceOf(CardInvalidError);
+    expect(err.path).toBe('card[5].theme');
+    expect(err.position?.line).toBe(3);
   });
 });
