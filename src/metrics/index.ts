@@ -29,6 +29,11 @@ export interface HeraldMetrics {
   readonly signatureChecks: Counter<'scheme' | 'outcome'>;
   /** Messages the sink took, by sink (store, relay). */
   readonly sent: Counter<'sink'>;
+  /**
+   * Parts of messages split over several (docs/pipes.md, "Messages that always fit") the sink
+   * took, by sink: each a message to the platform, and a token of its bot's budget.
+   */
+  readonly partsSent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
   readonly failed: Counter<'reason'>;
   /** Rate-limit waits (bot bucket empty, or relay 429), by bot and source (bucket, upstream). */
@@ -75,6 +80,12 @@ export function createMetrics(): HeraldMetrics {
   const sent = new Counter({
     name: 'herald_pipe_messages_sent_total',
     help: 'Pipe messages delivered to their sink',
+    labelNames: ['sink'] as const,
+    registers,
+  });
+  const partsSent = new Counter({
+    name: 'herald_pipe_message_parts_sent_total',
+    help: 'Parts of pipe messages split over several, delivered to their sink',
     labelNames: ['sink'] as const,
     registers,
   });
@@ -146,6 +157,7 @@ export function createMetrics(): HeraldMetrics {
     skipped,
     signatureChecks,
     sent,
+    partsSent,
     failed,
     rateLimitedWaits,
     retries,

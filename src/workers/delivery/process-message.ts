@@ -319,7 +319,10 @@ class PipeRun {
       sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;
       const sent = { msg_id: message.msg_id, upstream_msg_id: result.upstream_msg_id };
       sentParts.push(sent);
-      if (progress) await progress.sent(i, sent);
+      if (progress) {
+        await progress.sent(i, sent);
+        ctx.metrics.partsSent.inc({ sink: checked.bot.sink });
+      }
     }
     const outcome: SentOutcome = {
       // Every part sent before this run (it noted the last one and stopped): now.

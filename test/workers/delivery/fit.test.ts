@@ -151,6 +151,8 @@ describe('a message over the limits, store sink', () => {
     expect((await app.res.store.deliveries.get(msgId))?.parts).toEqual(
       ids.map((id) => ({ msg_id: id, upstream_msg_id: null })),
     );
+    const counted = (await ctx.metrics.partsSent.get()).values.find((v) => v.labels.sink === 'store');
+    expect(counted?.value).toBeGreaterThanOrEqual(3);
     const s = await status(msgId, pipe.token);
     expect(s.body.data).toMatchObject({
       msg_id: msgId,
