@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +206,43 @@ describe('a message over the limits, store sink', () => {
     ]);
     expect(cards.flat().every((c) => c.theme === 'warning')).toBe(true);
     expect(cards.flat().flatMap((c) => c.modules.map((m) => m.text.content))[41]).toBe('c3 m2');
+  });
+
+  it("docs/pipes.md's example: a GitLab push of 60 commits through the push card goes as 50, 50 and 21 modules", async () => {
+    const gitlab = new URL('../../fixtures/gitlab/', import.meta.url);
+    const push = JSON.parse(readFileSync(new URL('push-large.json', gitlab), 'utf8')) as {
+      commits: Array<{ id: string }>;
+      total_commits_count: number;
+    };
+    const commits = Array.from({ length: 60 }, (_, i) => ({
+      ...(push.commits[i % push.commits.length] as { id: string }),
+      id: `${String(i).padStart(8, '0')}${'f'.repeat(32)}`,
+    }));
+    const body = JSON.stringify({ ...push, commits, total_commits_count: 60 });
+    const w = await createWorld(app, { rate_capacity: 1000, rate_per_second: 1000 });
+    const template = await createTemplate(
+      app,
+      w,
+      readFileSync(new URL('push-card.json.twig', gitlab), 'utf8'),
+      2,
+    );
+    const pipe = await createPipe(app, w, { template_id: template });
+    const ctx = await worker();
+    const { queue } = await ownQueue('gitlab', ctx);
+    const msgId = `fit-gitlab-${Date.now()}`;
+    const data = { msg_id: msgId, template_id: template, input: Buffer.from(body).toString('base64') };
+    await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { ...data, input_encoding: 'base64' }), {
+      jobId: msgId,
+    });
+    expect(await (await finished(queue, msgId))?.getState()).toBe('completed');
+    const ids = [msgId, `${msgId}.2`, `${msgId}.3`];
+    const stored = new Map((await app.res.store.messages.getMany(ids)).map((m) => [m.id, m] as const));
+    const modules = ids.map((id) =>
+      (JSON.parse(stored.get(id)?.content ?? '[]') as Array<{ modules: unknown[] }>).map(
+        (c) => c.modules.length,
+      ),
+    );
+    expect(modules).toEqual([[50], [50], [21]]);
   });
 
   it('truncates with a marker where the pipe says so, and fails where it says fail', async () => {
