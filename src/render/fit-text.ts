@@ -42,6 +42,12 @@ export function codePoints(s: string): number {
   return n;
 }
 
+/** Whether `s` has more than `max` code points; walks at most max + 1 of them. */
+function longerThan(s: string, max: number): boolean {
+  if (s.length <= max) return false;
+  return unitIndex(s, max) < s.length;
+}
+
 /** The UTF-16 index after the first `n` code points of `s` (s.length when it has fewer). */
 function unitIndex(s: string, n: number): number {
   let i = 0;
@@ -129,7 +135,7 @@ function cutOnce(s: string, max: number, markdown: boolean): Cut {
     for (let i = s.lastIndexOf(sep, limit - 1); i >= min; i = s.lastIndexOf(sep, i - 1)) {
       const c = i + sep.length;
       if (c <= limit && outside(c)) {
-        return { head: s.slice(0, i).replace(/\n+$/, ''), tail: s.slice(c).replace(/^\n+/, '') };
+        return { head: trimNewlines(s.slice(0, i), 'end'), tail: trimNewlines(s.slice(c), 'start') };
       }
     }
   }
@@ -159,6 +165,18 @@ function cutOnce(s: string, max: number, markdown: boolean): Cut {
   return { head: s.slice(0, c), tail: s.slice(c) };
 }
 
+/** `s` without the newlines at one end (no copy of a long tail when there are none). */
+function trimNewlines(s: string, end: 'start' | 'end'): string {
+  if (end === 'start') {
+    let i = 0;
+    while (s.charCodeAt(i) === 0x0a) i++;
+    return i === 0 ? s : s.slice(i);
+  }
+  let j = s.length;
+  while (j > 0 && s.charCodeAt(j - 1) === 0x0a) j--;
+  return j === s.length ? s : s.slice(0, j);
+}
+
 function closeAndReopen(s: string, c: number, fence: Fence, newline = ''): Cut {
   return { head: `${s.slice(0, c)}${newline}${FENCE}`, tail: `${FENCE}${fence.info}\n${s.slice(c)}` };
 }
@@ -170,7 +188,7 @@ function closeAndReopen(s: string, c: number, fence: Fence, newline = ''): Cut {
 export function splitText(text: string, max: number, markdown: boolean): string[] {
   const parts: string[] = [];
   let rest = text;
-  while (codePoints(rest) > max) {
+  while (longerThan(rest, max)) {
     const { head, tail } = cutOnce(rest, max, markdown);
     if (head !== '') parts.push(head);
     rest = tail;
@@ -186,7 +204,7 @@ export function truncateText(
   markdown: boolean,
   marker = TRUNCATION_MARKER,
 ): string {
-  if (codePoints(text) <= max) return text;
+  if (!longerThan(text, max)) return text;
   // In KMarkdown a newline may go before the marker (after a closed code block).
   const room = max - codePoints(marker) - (markdown ? 1 : 0);
   const head = room > 0 ? cutOnce(text, room, markdown).head : '';
