@@ -168,7 +168,9 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   replays: d.replays ?? 0,
   sent_at: d.sent_at ?? null,
   upstream_msg_id: d.upstream_msg_id ?? null,
-  parts: d.parts ? d.parts.map((p) => ({ msg_id: p.msg_id, upstream_msg_id: p.upstream_msg_id ?? null })) : null,
+  parts: d.parts
+    ? d.parts.map((p) => ({ msg_id: p.msg_id, upstream_msg_id: p.upstream_msg_id ?? null }))
+    : null,
   retry_at: d.retry_at ?? null,
   not_permissions_mention: [...(d.not_permissions_mention ?? [])],
   created_at: d.created_at,
