@@ -260,6 +260,8 @@ export interface Delivery {
   readonly upstream_msg_id: string | null;
   /** A folded message's carrier: its group's digest, or the message its update edited. */
   readonly folded_into?: string | null;
+  /** A message split over several: every part's ids, in order; null: sent as one. */
+  readonly parts?: ReadonlyArray<{ readonly msg_id: string; readonly upstream_msg_id: string | null }> | null;
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
   readonly created_at: number;

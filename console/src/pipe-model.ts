@@ -8,6 +8,10 @@ export interface RateLimit {
   readonly per_second: number;
 }
 
+/** A pipe's `overflow` option: split (the default), truncate or fail. */
+export type PipeOverflow = 'split' | 'truncate' | 'fail';
+export const PIPE_OVERFLOWS: readonly PipeOverflow[] = ['split', 'truncate', 'fail'];
+
 export interface Pipe {
   readonly id: string;
   readonly bot_id: string;
@@ -20,6 +24,8 @@ export interface Pipe {
   readonly rate_limit_in_force: RateLimit;
   /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
   readonly capture: boolean;
+  /** What a message over the platform's limits becomes (docs/pipes.md); absent from older servers. */
+  readonly overflow?: PipeOverflow;
   /** How senders sign (docs/pipes.md, "Verified senders"); never the secret. Absent before signatures. */
   readonly signature?: PipeSignature;
   /** Where the event is read, and its routes (docs/pipes.md, "Routing by event"); null: not routed. */

@@ -29,6 +29,11 @@ export interface HeraldMetrics {
   readonly signatureChecks: Counter<'scheme' | 'outcome'>;
   /** Messages the sink took, by sink (store, relay). */
   readonly sent: Counter<'sink'>;
+  /**
+   * Parts of messages split over several (docs/pipes.md, "Messages that always fit") the sink
+   * took, by sink: each a message to the platform, and a token of its bot's budget.
+   */
+  readonly partsSent: Counter<'sink'>;
   /** Messages failed for good, by reason code. */
   readonly failed: Counter<'reason'>;
   /** Messages another one carried (a group's digest or edited carrier), by grouping mode. */
@@ -77,6 +82,12 @@ export function createMetrics(): HeraldMetrics {
   const sent = new Counter({
     name: 'herald_pipe_messages_sent_total',
     help: 'Pipe messages delivered to their sink',
+    labelNames: ['sink'] as const,
+    registers,
+  });
+  const partsSent = new Counter({
+    name: 'herald_pipe_message_parts_sent_total',
+    help: 'Parts of pipe messages split over several, delivered to their sink',
     labelNames: ['sink'] as const,
     registers,
   });
@@ -155,6 +166,7 @@ export function createMetrics(): HeraldMetrics {
     signatureChecks,
     sent,
     folded,
+    partsSent,
     failed,
     rateLimitedWaits,
     retries,

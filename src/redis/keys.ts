@@ -59,6 +59,9 @@ export const sentLogKey = (prefix: string): string => `${prefix}:deliveries:sent
 /** A relay's answer to a message, kept until its job completes (a re-run after a crash reads it). */
 export const relayAnswerKey = (prefix: string, msgId: string): string =>
   `${prefix}:deliveries:relayed:${msgId}`;
+/** The parts of a message split over several that its runs sent (workers/delivery/message-parts.ts). */
+export const messagePartsKey = (prefix: string, msgId: string): string =>
+  `${prefix}:deliveries:parts:${msgId}`;
 /** A message's current wait (rate limit or retry backoff), shown before its record lands. */
 export const waitNoteKey = (prefix: string, msgId: string): string => `${prefix}:deliveries:waiting:${msgId}`;
 

@@ -99,19 +99,33 @@ export interface DeliveryRecord {
   readonly replays: number;
   /** When the sink took the message, in ms. */
   readonly sent_at: number | null;
-  /** The relay's msg_id for a relayed message (a folded one: its carrier's, when it has one). */
+  /**
+   * The relay's msg_id for a relayed message (a folded one: its carrier's, when it has one; the
+   * first one's, for a message split over several).
+   */
   readonly upstream_msg_id: string | null;
   /**
    * A folded message (docs/pipes.md, "Grouping"): the msg_id of the message that carried it (its
    * group's digest, or the message its update edited); null otherwise.
    */
   readonly folded_into: string | null;
+  /**
+   * Every message a message split over several was sent as, in order (docs/pipes.md, "Messages
+   * that always fit"); null: it was sent as one (or is not sent yet).
+   */
+  readonly parts: readonly DeliveryPart[] | null;
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   readonly not_permissions_mention: readonly string[];
   /** When the message was accepted, in ms (its first write's time on records from before that). */
   readonly created_at: number;
   readonly updated_at: number;
+}
+
+/** One message of a message split over several: its id (the part's) and the relay's id for it. */
+export interface DeliveryPart {
+  readonly msg_id: string;
+  readonly upstream_msg_id: string | null;
 }
 
 /**
@@ -184,6 +198,9 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   sent_at: d.sent_at ?? null,
   upstream_msg_id: d.upstream_msg_id ?? null,
   folded_into: d.folded_into ?? null,
+  parts: d.parts
+    ? d.parts.map((p) => ({ msg_id: p.msg_id, upstream_msg_id: p.upstream_msg_id ?? null }))
+    : null,
   retry_at: d.retry_at ?? null,
   not_permissions_mention: [...(d.not_permissions_mention ?? [])],
   created_at: d.created_at,

@@ -31,6 +31,9 @@ const deliverySchema = new mongoose.Schema(
     upstream_msg_id: { type: String, default: null },
     // A folded message's carrier: the group's digest, or the message it edited (grouping).
     folded_into: { type: String, default: null },
+    // A message split over several (render/fit.ts): [{msg_id, upstream_msg_id}] in order.
+    // Absent: sent as one.
+    parts: { type: [mongoose.Schema.Types.Mixed], default: undefined },
     retry_at: { type: Number, default: null },
     not_permissions_mention: { type: [String], default: [] },
     // The job as accepted, kept while the message is dead so that replay can send it again;

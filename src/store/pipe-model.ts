@@ -76,6 +76,9 @@ const pipeSchema = new mongoose.Schema(
     event_source: { type: eventSourceSchema, default: null },
     routes: { type: [routeSchema], default: undefined },
     preset: { type: String, default: null },
+    // What a message over the platform's limits becomes (render/fit.ts); absent (pipes made
+    // before it existed): split.
+    overflow: { type: String, default: undefined },
     // null or absent (pipes made before issue 20): unsigned.
     signature: { type: signatureSchema, default: null },
     grouping: { type: groupingSchema, default: null },

@@ -20,6 +20,9 @@ export interface PipeRateLimit {
  */
 export type PipeEventSource = { readonly header: string } | { readonly body: string };
 
+/** What a message over the platform's limits becomes (docs/pipes.md, "Messages that always fit"). */
+export type PipeOverflow = 'split' | 'truncate' | 'fail';
+
 /** Event name -> the template that renders it; null: the event is answered and not posted. */
 export type PipeRoutes = Readonly<Record<string, string | null>>;
 
@@ -46,6 +49,8 @@ export interface PipeRecord {
   readonly rate_limit: PipeRateLimit | null;
   /** Whether the pipe keeps its latest accepted payloads (docs/pipes.md, "Captured payloads"). */
   readonly capture: boolean;
+  /** What a message over the platform's limits becomes: split (the default), truncate or fail. */
+  readonly overflow: PipeOverflow;
   /** Where the event is read; null: no routing (every message renders template_id). */
   readonly event_source: PipeEventSource | null;
   /** Per-event templates; template_id is the default for events not listed. */
@@ -78,6 +83,7 @@ export interface PipeChanges {
   readonly enabled?: boolean;
   readonly rate_limit?: PipeRateLimit | null;
   readonly capture?: boolean;
+  readonly overflow?: PipeOverflow;
   readonly event_source?: PipeEventSource | null;
   readonly routes?: PipeRoutes;
   readonly grouping?: PipeGrouping | null;
@@ -102,6 +108,7 @@ interface PipeDoc {
   token_hash?: string;
   rate_limit?: { capacity: number; per_second: number } | null;
   capture?: boolean;
+  overflow?: PipeOverflow;
   event_source?: { header?: string | null; body?: string | null } | null;
   routes?: StoredRoute[] | null;
   preset?: string | null;
@@ -149,6 +156,7 @@ const toRecord = (d: PipeDoc): PipeRecord => ({
   enabled: d.enabled,
   rate_limit: d.rate_limit ? { capacity: d.rate_limit.capacity, per_second: d.rate_limit.per_second } : null,
   capture: d.capture ?? true,
+  overflow: d.overflow ?? 'split',
   event_source: eventSourceOf(d.event_source),
   routes: routesOf(d.routes),
   preset: d.preset ?? null,
@@ -178,6 +186,7 @@ export function createPipeStore({ Pipe }: PipeModels) {
         token_hash: p.token_hash,
         rate_limit: p.rate_limit ? { ...p.rate_limit } : null,
         capture: p.capture,
+        overflow: p.overflow,
         event_source: storedSource(p.event_source),
         routes: storedRoutes(p.routes),
         preset: p.preset,

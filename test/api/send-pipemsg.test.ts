@@ -413,6 +413,8 @@ describe('pipemsg-status', () => {
       sent_at: null,
       upstream_msg_id: null,
       folded_into: null,
+      // Every message it is sent as, once sent (docs/pipes.md, "Messages that always fit").
+      parts: [],
       retry_at: null,
       not_permissions_mention: [],
       // A plain pipe's message: no template, no event (routing by event: send-pipemsg-routing.test.ts).

@@ -83,6 +83,8 @@ describe('pipeMessageStatus with write-behind sent records', () => {
       status: 'sent',
       sent_at: 1_700_000_000_500,
       upstream_msg_id: 'up-1',
+      // Sent as one message: itself.
+      parts: [{ msg_id: msgId, upstream_msg_id: 'up-1' }],
       attempts: 2,
       msg_timestamp: 1_700_000_000_000,
       error: null,

@@ -433,8 +433,10 @@ describe('store sink', () => {
       reason: 'CARD_SYNTAX',
       code: 40013,
     });
-    // KMarkdown: at most 8,000 characters, counted as code points (an emoji is one).
-    const long = await sendPipe(app, pipe.token, { content: 'x'.repeat(8_001) });
+    // KMarkdown: at most 8,000 characters, counted as code points (an emoji is one). A pipe
+    // whose overflow is fail refuses a longer one (the default splits it: delivery/fit.test.ts).
+    const strict = await createPipe(app, w, { overflow: 'fail' });
+    const long = await sendPipe(app, strict.token, { content: 'x'.repeat(8_001) });
     expect(await settled(long)).toMatchObject({
       status: 'failed',
       attempts: 1,

@@ -36,6 +36,7 @@ const t = translator({
     retryAt: '下次尝试',
     upstream: '上游消息 ID',
     foldedInto: '合并进',
+    parts: '拆分为',
     mentions: '被中和的群组提及',
     error: '错误',
     reason: '原因',
@@ -74,6 +75,7 @@ const t = translator({
     retryAt: 'Next try',
     upstream: 'Upstream message id',
     foldedInto: 'Carried by',
+    parts: 'Sent as',
     mentions: 'Group mentions neutralised',
     error: 'Error',
     reason: 'Reason',
@@ -251,6 +253,14 @@ export default function DeliveryScreen(props: { params: Record<string, string> }
                 </dd>
               </>
             )}
+            {d.parts && d.parts.length > 1 && (
+              <>
+                <dt>{t('parts')}</dt>
+                <dd>
+                  <SentParts parts={d.parts} />
+                </dd>
+              </>
+            )}
             {d.not_permissions_mention.length > 0 && (
               <>
                 <dt>{t('mentions')}</dt>
@@ -342,4 +352,23 @@ export function RenderedPart({ d }: { d: Delivery }) {
     return <p class="muted">{t('renderedDropped', { at: formatTime(d.rendered_dropped_at) })}</p>;
   }
   return <p class="muted">{t(d.status === 'sent' ? 'renderedNotKept' : 'notRendered')}</p>;
+}
+
+/** A message split over several (docs/pipes.md, "Messages that always fit"): each one's ids, in order. */
+export function SentParts({ parts }: { parts: NonNullable<Delivery['parts']> }) {
+  return (
+    <ol>
+      {parts.map((p) => (
+        <li key={p.msg_id}>
+          <code>{p.msg_id}</code>
+          {p.upstream_msg_id && (
+            <>
+              {' → '}
+              <code>{p.upstream_msg_id}</code>
+            </>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
 }

@@ -7,7 +7,9 @@ import { takeIssued } from '../issued.ts';
 import {
   type Bot,
   type IssuedToken,
+  PIPE_OVERFLOWS,
   type Pipe,
+  type PipeOverflow,
   type RateForm,
   rateForm,
   rateFromForm,
@@ -61,6 +63,10 @@ const t = translator({
     rateInForce: '生效的速率',
     rateValue: '突发 {capacity} 条，每秒 {perSecond} 条',
     settings: '设置',
+    overflow: '超出平台限制的消息',
+    overflow_split: '拆分为多条消息（按顺序）',
+    overflow_truncate: '截断，并标注“已截断”',
+    overflow_fail: '发送失败',
     name: '名称',
     save: '保存',
     saved: '已保存。',
@@ -115,6 +121,10 @@ const t = translator({
     rateInForce: 'Rate in force',
     rateValue: '{capacity} burst, {perSecond} per second',
     settings: 'Settings',
+    overflow: 'Messages over the limits',
+    overflow_split: 'Split over several messages, in order',
+    overflow_truncate: 'Truncate, with a marker',
+    overflow_fail: 'Fail',
     name: 'Title',
     save: 'Save',
     saved: 'Saved.',
@@ -410,11 +420,13 @@ function PipeSettings(props: { pipe: Pipe; onSaved: () => void }) {
   const { pipe } = props;
   const [title, setTitle] = useState(pipe.title);
   const [rate, setRate] = useState<RateForm>(() => rateForm(pipe));
+  const [overflow, setOverflow] = useState<PipeOverflow>(pipe.overflow ?? 'split');
   const [invalid, setInvalid] = useState<'capacity' | 'per_second'>();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     setTitle(pipe.title);
     setRate(rateForm(pipe));
+    setOverflow(pipe.overflow ?? 'split');
   }, [pipe.updated_at]);
   const save = useAction(async () => {
     setSaved(false);
@@ -424,7 +436,12 @@ function PipeSettings(props: { pipe: Pipe; onSaved: () => void }) {
       return;
     }
     setInvalid(undefined);
-    await api.post('/admin/api/pipe/update', { id: pipe.id, title: title.trim(), rate_limit: r.rate_limit });
+    await api.post('/admin/api/pipe/update', {
+      id: pipe.id,
+      title: title.trim(),
+      rate_limit: r.rate_limit,
+      overflow,
+    });
     setSaved(true);
     props.onSaved();
   });
@@ -452,6 +469,21 @@ function PipeSettings(props: { pipe: Pipe; onSaved: () => void }) {
           setSaved(false);
         }}
       />
+      <Field label={t('overflow')}>
+        <select
+          value={overflow}
+          onChange={(e) => {
+            setOverflow(PIPE_OVERFLOWS.find((o) => o === e.currentTarget.value) ?? 'split');
+            setSaved(false);
+          }}
+        >
+          {PIPE_OVERFLOWS.map((o) => (
+            <option key={o} value={o}>
+              {t(`overflow_${o}`)}
+            </option>
+          ))}
+        </select>
+      </Field>
       {save.error !== undefined && <ErrorNote error={save.error} />}
       {saved && <Notice kind="ok">{t('saved')}</Notice>}
       <button type="submit" disabled={save.busy || title.trim() === ''}>

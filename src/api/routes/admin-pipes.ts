@@ -24,6 +24,7 @@ import { MAX_EVENT_SOURCE_LENGTH, MAX_ROUTES } from '../../domain/pipes/routing/
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { testMessage } from '../../domain/pipes/send-test.js';
 import { ValidationError } from '../../errors/index.js';
+import { OVERFLOW_MODES, type Overflow } from '../../render/index.js';
 import type { PipeEventSource, PipeGrouping, PipeRateLimit, PipeRoutes } from '../../store/index.js';
 import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
@@ -60,6 +61,7 @@ const pipeFields = {
   enabled: { type: 'boolean' },
   rate_limit: rateLimitSchema,
   capture: { type: 'boolean' },
+  overflow: { type: 'string', enum: [...OVERFLOW_MODES] },
   // Exactly one of the two (eventSourceOf); the finer rules are the domain's (routing.ts).
   event_source: {
     type: ['object', 'null'],
@@ -94,6 +96,7 @@ interface PipeBody {
   enabled?: boolean;
   rate_limit?: PipeRateLimit | null;
   capture?: boolean;
+  overflow?: Overflow;
   event_source?: { header?: string; body?: string } | null;
   routes?: Record<string, string | null> | null;
   grouping?: { key: string; mode: PipeGrouping['mode']; window_s: number; limit?: number | null } | null;
@@ -158,6 +161,7 @@ const pipeInput = (b: PipeBody): PipeInput => ({
       ? b.rate_limit
       : { capacity: b.rate_limit.capacity, per_second: b.rate_limit.per_second },
   capture: b.capture,
+  overflow: b.overflow,
   event_source: eventSourceOf(b.event_source),
   routes: routesOf(b.routes),
   grouping:

@@ -80,6 +80,7 @@ async function viewAnyDelivery(deps: PipeDeps, msgId: string): Promise<DeliveryD
     sent_at: status.sent_at,
     upstream_msg_id: status.upstream_msg_id,
     folded_into: status.folded_into,
+    parts: status.parts.length > 1 ? status.parts : null,
     retry_at: status.retry_at,
     not_permissions_mention: status.not_permissions_mention,
     created_at: data.accepted_at,

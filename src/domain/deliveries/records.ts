@@ -2,6 +2,7 @@ import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
 import type {
   DeliveryChanges,
   DeliveryEvent,
+  DeliveryPart,
   DeliveryRecord,
   DeliveryRecordIds,
   DeliveryStage,
@@ -110,6 +111,7 @@ export function markRateLimited(deps: Deps, ids: DeliveryIds, retryAt: number, a
 export interface SentOutcome {
   /** When the sink took it; for a folded message, when it was folded (or its edit made). */
   readonly sent_at: number;
+  /** The relay's id of the message (of its first part, for a message split over several). */
   readonly upstream_msg_id: string | null;
   readonly attempts: number;
   readonly not_permissions_mention: string[];
@@ -118,6 +120,8 @@ export interface SentOutcome {
    * its group's digest or the carrier its update edited. Recorded as status `folded`.
    */
   readonly folded_into?: string;
+  /** Only for a message split over several (render/fit.ts): every part sent, in order. */
+  readonly parts?: readonly DeliveryPart[];
 }
 
 /** A sent message as the sent log carries it to the store: its outcome and what was sent. */

@@ -3,7 +3,7 @@ import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import { createRedis } from '../../redis/clients.js';
 import { pipesChangedChannel } from '../../redis/keys.js';
-import type { PipeGrouping, PipeRecord, Store } from '../../store/index.js';
+import type { PipeGrouping, PipeOverflow, PipeRecord, Store } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import { LiveCache } from './live-cache.js';
 import { pipeTokenMatches, pipeTokenOwner } from './pipe-tokens.js';
@@ -31,6 +31,8 @@ export interface CachedPipe {
   readonly token_hash: string;
   /** Whether accepted payloads are captured (captures.ts). */
   readonly capture: boolean;
+  /** What a message over the platform's limits becomes (render/fit.ts): the worker reads it. */
+  readonly overflow: PipeOverflow;
   /** Event routing (routing/routing.ts); null: every message renders template_id. */
   readonly routing: PipeRouting | null;
   /** The signature senders must send, its secrets opened (signatures/verify.ts); null: none. */
@@ -99,6 +101,7 @@ export function toCached(
       : defaultLimit,
     token_hash: tokenHash,
     capture: pipe.capture,
+    overflow: pipe.overflow,
     routing: routingOf(pipe),
     signature,
     grouping: pipe.grouping,

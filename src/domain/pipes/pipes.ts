@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { withRecordLock } from '../../locks/record-lock.js';
 import { lockKey as recordLockKey } from '../../redis/keys.js';
+import { DEFAULT_OVERFLOW } from '../../render/index.js';
 import {
   type BotRecord,
   newNumericId,
@@ -9,6 +10,7 @@ import {
   type PipeChanges,
   type PipeEventSource,
   type PipeGrouping,
+  type PipeOverflow,
   type PipeRateLimit,
   type PipeRecord,
   type PipeRoutes,
@@ -38,6 +40,8 @@ export interface PipeInput {
   readonly rate_limit?: PipeRateLimit | null;
   /** Whether the pipe keeps its latest accepted payloads; false also deletes those it kept. */
   readonly capture?: boolean;
+  /** What a message over the platform's limits becomes (render/fit.ts); absent: split on create. */
+  readonly overflow?: PipeOverflow;
   /** Where the event is read (routing/routing.ts); null: no routing. */
   readonly event_source?: PipeEventSource | null;
   /** Event -> template (null: answered, not posted); replaces the pipe's routes. null: none. */
@@ -169,6 +173,7 @@ export async function createPipe(deps: PipeDeps, input: NewPipeInput): Promise<C
     template_id: templateId,
     rate_limit: input.rate_limit ?? null,
     capture: input.capture ?? true,
+    overflow: input.overflow ?? DEFAULT_OVERFLOW,
     event_source: eventSource,
     routes,
     preset: input.preset ?? null,
@@ -209,6 +214,7 @@ export async function updatePipe(deps: PipeDeps, id: string, input: PipeInput): 
       enabled: input.enabled,
       rate_limit: input.rate_limit,
       capture: input.capture,
+      overflow: input.overflow,
     };
     if (input.grouping !== undefined) changes.grouping = checkGrouping(input.grouping);
     const routing =

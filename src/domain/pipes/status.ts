@@ -1,7 +1,7 @@
 import { DependencyError, NotFoundError } from '../../errors/index.js';
 import type { JobSnapshot } from '../../queue/job-snapshot.js';
 import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
-import type { DeliveryRecord, DeliveryStatus } from '../../store/index.js';
+import type { DeliveryPart, DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
 import { isSettled, statusOfJobState } from '../deliveries/lifecycle.js';
 import { REASON } from '../deliveries/reasons.js';
@@ -27,6 +27,12 @@ export interface PipeMessageStatus {
    * group's digest or the message its update edited (whose status says when that went out).
    */
   readonly folded_into: string | null;
+  /**
+   * Every message it was sent as, in order, once sent: itself, or the parts of a message split
+   * over several (docs/pipes.md, "Messages that always fit"; the first is msg_id, and its
+   * upstream_msg_id the one above). [] until sent.
+   */
+  readonly parts: readonly DeliveryPart[];
   /** While rate_limited: when the next try is due, in ms. */
   readonly retry_at: number | null;
   /**
@@ -65,6 +71,7 @@ interface SentReturn {
   readonly upstream_msg_id?: string | null;
   readonly not_permissions_mention?: readonly string[];
   readonly folded_into?: string;
+  readonly parts?: readonly DeliveryPart[];
 }
 
 /** A settled record: what the worker (or the sweep) wrote last about the message. */
@@ -148,6 +155,7 @@ export async function pipeMessageStatus(
       sent_at: record.sent_at,
       upstream_msg_id: record.upstream_msg_id,
       folded_into: record.folded_into,
+      parts: partsOf(msgId, record.status === 'sent', record.upstream_msg_id, record.parts),
       retry_at: waitOver ? null : record.retry_at,
       not_permissions_mention: record.not_permissions_mention,
       ...routeOf(ownJob?.data, record),
@@ -166,11 +174,25 @@ export async function pipeMessageStatus(
     sent_at: null,
     upstream_msg_id: null,
     folded_into: null,
+    parts: [],
     retry_at: null,
     not_permissions_mention: [],
     ...routeOf(ownJob.data, null),
     error: null,
   };
+}
+
+/** The messages a sent message went as: its parts, or itself alone. */
+function partsOf(
+  msgId: string,
+  sent: boolean,
+  upstreamMsgId: string | null,
+  parts: readonly DeliveryPart[] | null | undefined,
+): readonly DeliveryPart[] {
+  if (!sent) return [];
+  return Array.isArray(parts) && parts.length > 0
+    ? parts
+    : [{ msg_id: msgId, upstream_msg_id: upstreamMsgId }];
 }
 
 /** A completed job's view: sent, with the worker's outcome (its return value). */
@@ -185,6 +207,7 @@ function sentByJob(msgId: string, job: JobSnapshot): PipeMessageStatus {
     msg_timestamp: job.data?.accepted_at ?? null,
     sent_at: sent.sent_at ?? job.finishedOn ?? null,
     upstream_msg_id: sent.upstream_msg_id ?? null,
+    parts: partsOf(msgId, true, sent.upstream_msg_id ?? null, sent.parts),
     retry_at: null,
     not_permissions_mention: Array.isArray(sent.not_permissions_mention) ? sent.not_permissions_mention : [],
     ...routeOf(job.data, null),
@@ -214,6 +237,7 @@ function failedByJob(
     sent_at: null,
     upstream_msg_id: null,
     folded_into: null,
+    parts: [],
     retry_at: null,
     not_permissions_mention: record?.not_permissions_mention ?? [],
     ...routeOf(data, record),
@@ -237,6 +261,7 @@ function waiting(
     sent_at: null,
     upstream_msg_id: null,
     folded_into: null,
+    parts: [],
     retry_at: wait.retry_at,
     not_permissions_mention: notPermissionsMention,
     ...routeOf(data, null),

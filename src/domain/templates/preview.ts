@@ -2,6 +2,7 @@ import { HeraldError, ValidationError } from '../../errors/index.js';
 import {
   compileTemplate,
   type Guild,
+  type Overflow,
   type PlatformContext,
   type PlatformNeeds,
   parseJsonData,
@@ -120,7 +121,11 @@ export async function previewContext(
   return ctx;
 }
 
-/** Renders one template source as it would be sent. Throws the render's precise error. */
+/**
+ * Renders one template source as it would be sent. Throws the render's precise error. A message
+ * over the platform's limits fails (`overflow` fail, a preview's: the author sees the limit) or
+ * is fitted (render/fit.ts).
+ */
 export async function renderSource(
   deps: Deps,
   bot: BotRecord,
@@ -128,10 +133,11 @@ export async function renderSource(
   data: unknown,
   channelId: string,
   channelField = 'channel_id',
+  overflow: Overflow = 'fail',
 ): Promise<RenderedMessage> {
   const compiled = compileTemplate(source.content);
   const platform = await previewContext(deps, bot, channelId, compiled.platformNeeds, channelField);
-  return renderMessage({ compiled, msgtype: source.msgtype }, data, platform, { now: deps.now() });
+  return renderMessage({ compiled, msgtype: source.msgtype }, data, platform, { now: deps.now() }, overflow);
 }
 
 /**
@@ -159,6 +165,7 @@ export async function previewTemplate(
   deps: Deps,
   bot: BotRecord,
   req: PreviewRequest,
+  overflow: Overflow = 'fail',
 ): Promise<RenderedMessage> {
   let source: { content: string; msgtype: number };
   let testData = '';
@@ -182,6 +189,7 @@ export async function previewTemplate(
   else if (req.dataIsText) data = parseJsonText(String(req.data), 'data');
   else if (req.bodyText !== undefined) data = parseJsonDataMember(req.bodyText, 'data');
   else data = req.data;
-  if (req.channel_id !== undefined) return renderSource(deps, bot, source, data, req.channel_id);
-  return renderSource(deps, bot, source, data, testChannel, 'test_channel');
+  if (req.channel_id !== undefined)
+    return renderSource(deps, bot, source, data, req.channel_id, undefined, overflow);
+  return renderSource(deps, bot, source, data, testChannel, 'test_channel', overflow);
 }

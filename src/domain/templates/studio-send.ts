@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HeraldError, ValidationError } from '../../errors/index.js';
 import { metricsFor } from '../../metrics/index.js';
 import { type PipeJob, STUDIO_TEST_PIPE_ID } from '../../queue/pipe-messages.js';
+import { DEFAULT_OVERFLOW } from '../../render/index.js';
 import type { BotRecord } from '../../store/index.js';
 import { getChannel, isTextChannel } from '../directory/index.js';
 import type { PipeDeps } from '../pipes/runtime.js';
@@ -81,7 +82,9 @@ export async function sendStudioTest(
   await admit(bot);
   // The render checks that the channel is in a server the bot has joined (404 naming channel_id,
   // or test_channel when it came from the template).
-  const message = await previewTemplate(deps, bot, req);
+  // A message over the platform's limits is split, as a pipe's is by default: queued whole, and
+  // fitted again by the worker (docs/pipes.md, "Messages that always fit").
+  const message = await previewTemplate(deps, bot, req, DEFAULT_OVERFLOW);
   const channel = await getChannel(deps, channelId);
   if (!channel || !isTextChannel(channel)) {
     throw new ValidationError('channel_id', {

@@ -27,19 +27,36 @@ const PARSERS: Readonly<Record<CardFormat, (text: string) => unknown>> = {
  * CardInvalidError when the card breaks a rule. `now` (ms) is for the countdown past-time check.
  */
 export function convertCard(text: string, format: CardFormat, now: number = Date.now()): CardMessage {
-  let parsed: unknown;
+  const { value, locate } = parseCardText(text, format);
   try {
-    parsed = PARSERS[format](text);
+    return validateCard(value, now);
+  } catch (err) {
+    throw locate(err);
+  }
+}
+
+/**
+ * A rendered card template parsed, not yet validated, and how to place a validation error of
+ * it in the text: for callers that validate their own way (render/fit.ts). Throws
+ * CardSyntaxError as convertCard does.
+ */
+export function parseCardText(
+  text: string,
+  format: CardFormat,
+): { value: unknown; locate: (err: unknown) => unknown } {
+  let value: unknown;
+  try {
+    value = PARSERS[format](text);
   } catch (err) {
     // The parsers tell where; the excerpt of the rendered text there is added here, once.
     throw err instanceof CardSyntaxError ? err.withExcerpt(text) : err;
   }
-  try {
-    return validateCard(parsed, now);
-  } catch (err) {
+  const locate = (err: unknown): unknown => {
     // Validation knows the value's path; where that value is in the text is found here, once.
-    if (!(err instanceof CardInvalidError) || err.position) throw err;
-    const position = lineColumn(text, locateCardValue(text, format, err.at));
-    throw err.locatedAt(position, excerptAt(text, position));
-  }
+    if (!(err instanceof CardInvalidError) || err.position) return err;
+    const at = locateCardValue(text, format, err.at);
+    const position = lineColumn(text, at);
+    return err.locatedAt(position, excerptAt(text, position));
+  };
+  return { value, locate };
 }

@@ -4,7 +4,7 @@ import type { CardPath } from './card-path.js';
 import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
-import { MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
+import { HEADER_TEXT_MAX, MAX_CARDS, MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
 import type { CardMessage } from './types.js';
 
 /**
@@ -64,18 +64,64 @@ export function validateCard(value: unknown, now: number = Date.now()): CardMess
     throw new CardInvalidError(at, rule);
   }
   const message = value as CardMessage;
-  checkAcrossCards(message, now);
+  checkAcrossCards(message, now, MAX_MODULES_TOTAL);
+  return message;
+}
+
+/**
+ * A copy of a card message in which every text over the shortest text limit (a header's) is one
+ * character: where the limits a fit can meet are all that is wrong, the copy passes the schema.
+ * Texts are `content` and `text` strings, and bare strings among `elements` and `fields`.
+ */
+function shortTexts(value: unknown, key: string | null): unknown {
+  if (typeof value === 'string') {
+    const text = key === 'content' || key === 'text' || key === 'elements' || key === 'fields';
+    return text && value.length > HEADER_TEXT_MAX ? 'x' : value;
+  }
+  if (Array.isArray(value))
+    return value.map((v) => shortTexts(v, key === 'elements' || key === 'fields' ? key : null));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortTexts(v, k)]));
+}
+
+/** The first schema error of `value`, or null. */
+function schemaError(value: unknown): CardInvalidError | null {
+  if (validateQuick(value) || validateSchema(value)) return null;
+  const { at, rule } = describeError((validateSchema.errors as ErrorObject[])[0] as ErrorObject);
+  return new CardInvalidError(at, rule);
+}
+
+/**
+ * validateCard without the limits a fit can meet (at most MAX_CARDS cards, MAX_MODULES_TOTAL
+ * modules, the text lengths): what render/fit.ts takes in. Every other rule holds as in
+ * validateCard, which each fitted part is checked with again. Checked with the same compiled
+ * schema (a second one would cost most of a second to compile): the texts shortened, and a
+ * message of more than MAX_CARDS cards card by card.
+ */
+export function validateCardShape(value: unknown, now: number = Date.now()): CardMessage {
+  const short = shortTexts(value, null);
+  if (Array.isArray(short) && short.length > MAX_CARDS) {
+    for (const [c, card] of short.entries()) {
+      const err = schemaError([card]);
+      if (err) throw new CardInvalidError([c, ...err.at.slice(1)], err.rule);
+    }
+  } else {
+    const err = schemaError(short);
+    if (err) throw err;
+  }
+  const message = value as CardMessage;
+  checkAcrossCards(message, now, Number.POSITIVE_INFINITY);
   return message;
 }
 
 /** The rules a compiled schema cannot hold: a count across cards, and times relative to `now`. */
-function checkAcrossCards(message: CardMessage, now: number): void {
+function checkAcrossCards(message: CardMessage, now: number, maxModules: number): void {
   let total = 0;
   for (const [c, card] of message.entries()) {
     for (const [m, module] of card.modules.entries()) {
       total += 1;
       const path = [c, 'modules', m];
-      if (total > MAX_MODULES_TOTAL) {
+      if (total > maxModules) {
         throw new CardInvalidError(path, `all cards together hold at most ${MAX_MODULES_TOTAL} modules`);
       }
       if (module.type === 'countdown') {

@@ -5,6 +5,7 @@ import { messageTypeOf, NORMAL_MESSAGE_CONSUMPTION } from '../../domain/template
 import { TemplateNotFoundError } from '../../domain/templates/errors.js';
 import { templateForSend } from '../../domain/templates/index.js';
 import { type PipeJob, STUDIO_TEST_PIPE_ID } from '../../queue/pipe-messages.js';
+import { DEFAULT_OVERFLOW, type Overflow } from '../../render/index.js';
 import type {
   BotRecord,
   ChannelRecord,
@@ -27,7 +28,10 @@ export interface Checked {
   readonly botMember: MemberRecord | null;
   readonly targetMember: MemberRecord | null;
   readonly permissions: number;
+  /** Per message sent: a message split over several pays it for each. */
   readonly cost: number;
+  /** What a message over the platform's limits becomes (the pipe's; a studio test's splits). */
+  readonly overflow: Overflow;
 }
 
 /**
@@ -111,5 +115,6 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
     targetMember,
     permissions,
     cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
+    overflow: pipe ? pipe.overflow : DEFAULT_OVERFLOW,
   };
 }

@@ -3,8 +3,7 @@ import { keptRendered } from '../../domain/deliveries/records.js';
 import { hasPermission, PERMISSION } from '../../domain/permissions.js';
 import { requestVariables } from '../../domain/pipes/routing/routing.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
-import { convertCard } from '../../render/cards/index.js';
-import { MAX_MESSAGE_LENGTH, MessageTooLongError } from '../../render/index.js';
+import { fitRendered } from '../../render/index.js';
 import type { RenderWarnings, StoredRendered } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
@@ -14,11 +13,15 @@ import { loadPlatformContext } from './context-loader.js';
 import { fail } from './delivery-failure.js';
 import { neutraliseGroupMentions } from './mentions.js';
 import type { Checked } from './message-checks.js';
+import { partMessage } from './message-parts.js';
 import { timed } from './timed.js';
 
 /** What the render produces: a message ready to send. */
 export interface Prepared {
+  /** The message, or the first of the messages it was split into (render/fit.ts). */
   readonly message: OutgoingMessage;
+  /** Every message to send, in order: [message], or the parts of a split one (message-parts.ts). */
+  readonly parts: readonly OutgoingMessage[];
   readonly notPermissionsMention: string[];
   /** The message as its delivery record keeps it once sent. */
   readonly rendered: StoredRendered;
@@ -61,6 +64,8 @@ async function renderMessage(
   let packed: string | null | undefined;
   // PHP warnings the template's render went past: the message goes out, the record shows them.
   let warnings: RenderWarnings | undefined;
+  // A message split over several: each one's content (render/fit.ts).
+  let parts: readonly string[] | undefined;
   if (template) {
     const compiled = caches.compiledTemplate(template.id, template.version, template.content);
     const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
@@ -83,27 +88,45 @@ async function renderMessage(
       variables: requestVariables(data),
       group,
       platform,
+      overflow: checked.overflow,
       now: deps.now(),
     });
     type = out.type;
     content = out.content;
     packed = out.packed;
     if (out.warningCount > 0) warnings = { warnings: out.warnings, warning_count: out.warningCount };
+    parts = out.parts;
   } else {
     if (typeof data.input !== 'string') {
       throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
     }
     type = data.type ?? 9;
     const input = plainDigest(type, group) ?? data.input;
-    if (type === 10) {
-      content = JSON.stringify(convertCard(input, 'json', deps.now()));
-    } else {
-      content = input;
-      const length = [...content].length;
-      if (length > MAX_MESSAGE_LENGTH) throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
-    }
+    const out = fitRendered(input, type === 10 ? 'json' : null, checked.overflow, deps.now());
+    content = out.content;
+    parts = out.parts;
   }
-  const mentions = neutraliseGroupMentions(content, hasPermission(permissions, PERMISSION.MENTION_EVERYONE));
+  const mayMention = hasPermission(permissions, PERMISSION.MENTION_EVERYONE);
+  const mentions = neutraliseGroupMentions(content, mayMention);
+  // Neutralising only shortens a text, so a fitted part stays within the limits.
+  const message: OutgoingMessage = {
+    msg_id: data.msg_id,
+    bot_id: bot.id,
+    author_id: bot.user_id,
+    channel_id: channel.id,
+    guild_id: channel.guild_id,
+    type,
+    content: mentions.content,
+    quote: data.quote,
+    temp_target_id: data.temp_target_id,
+    nonce: data.nonce,
+    create_at: deps.now(),
+    not_permissions_mention: mentions.blocked,
+  };
+  const all =
+    parts === undefined
+      ? [message]
+      : parts.map((p, i) => partMessage(message, i, neutraliseGroupMentions(p, mayMention).content));
   return {
     // Packed again only when neutralising mentions changed the content (or nothing packed it).
     rendered: keptRendered(
@@ -113,19 +136,7 @@ async function renderMessage(
       warnings,
     ),
     notPermissionsMention: mentions.blocked,
-    message: {
-      msg_id: data.msg_id,
-      bot_id: bot.id,
-      author_id: bot.user_id,
-      channel_id: channel.id,
-      guild_id: channel.guild_id,
-      type,
-      content: mentions.content,
-      quote: data.quote,
-      temp_target_id: data.temp_target_id,
-      nonce: data.nonce,
-      create_at: deps.now(),
-      not_permissions_mention: mentions.blocked,
-    },
+    message: all[0] as OutgoingMessage,
+    parts: all,
   };
 }

@@ -20,7 +20,7 @@ import { DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
-import type { BotRecord, StoredRendered } from '../../store/index.js';
+import type { BotRecord, DeliveryPart, StoredRendered } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
@@ -29,6 +29,7 @@ import { fail } from './delivery-failure.js';
 import { dropDigestItems, type GroupSinkResult, runGrouped, type SendPlan, takeDigest } from './grouping.js';
 import { type Checked, check } from './message-checks.js';
 import { dispatch } from './message-dispatch.js';
+import { allSent, PartProgress } from './message-parts.js';
 import { render } from './message-render.js';
 
 /**
@@ -130,12 +131,22 @@ async function sentInEarlierRun(
     throw err;
   });
   if (!message) return null;
+  // The first part of a message split over several: sent only if every part was (else this run
+  // sends the rest, message-parts.ts).
+  const progress = await new PartProgress(
+    ctx.deps.redis,
+    ctx.deps.config.redisPrefix,
+    job.data.msg_id,
+  ).read();
+  const parts = allSent(progress);
+  if (progress.count !== null && !parts) return null;
   return {
     outcome: {
       sent_at: message.create_at,
       upstream_msg_id: null,
       attempts: attempt,
       not_permissions_mention: [...message.not_permissions_mention],
+      ...(parts && parts.length > 1 ? { parts } : {}),
     },
     sink: 'store',
     relayed: false,
@@ -298,33 +309,68 @@ class PipeRun {
       if (!ahead.allowed) return this.wait(ahead.retryAfterMs, 'bucket');
     }
     const renderStarted = performance.now();
-    const prepared = await render(ctx, data, checked, plan.group);
+    // An edit replaces one message: an update in place that would be split is truncated instead.
+    const fitted: Checked =
+      plan.dispatch !== undefined && checked.overflow === 'split'
+        ? { ...checked, overflow: 'truncate' }
+        : checked;
+    const prepared = await render(ctx, data, fitted, plan.group);
     this.renderMs = performance.now() - renderStarted;
     this.notPermissionsMention = prepared.notPermissionsMention;
-    const turn = await this.sendTurn(bucketKey, checked.cost, mayHold);
-    if (turn) return turn;
-    const message = { ...prepared.message, create_at: deps.now() };
-    this.relaySaw = checked.bot.sink === 'relay';
-    const result: GroupSinkResult = plan.dispatch
-      ? await plan.dispatch(message)
-      : await dispatch(ctx, checked.bot, message);
-    if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
-    // The store sink took the message when it was handed over (its timeline's create_at): the
-    // moment its budget was held for, whatever the insert's own latency.
-    const sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;
+    // A message split over several sends its parts in order, each paying its own turn; the
+    // parts an earlier run sent are not sent again (message-parts.ts).
+    const progress =
+      prepared.parts.length > 1 ? new PartProgress(deps.redis, deps.config.redisPrefix, data.msg_id) : null;
+    const begun = progress ? await progress.read() : null;
+    const earlierParts = begun?.sent ?? new Map<number, DeliveryPart>();
+    if (progress && begun?.count !== prepared.parts.length) await progress.begin(prepared.parts.length);
+    const sentParts: DeliveryPart[] = [];
+    let sentAt: number | null = null;
+    let foldedInto: string | undefined;
+    for (const [i, part] of prepared.parts.entries()) {
+      const before = earlierParts.get(i);
+      if (before) {
+        sentParts.push(before);
+        continue;
+      }
+      // A reservation or kept payment is the first send's of this run.
+      const turn = await this.sendTurn(bucketKey, checked.cost, mayHold && sentAt === null);
+      if (turn) return turn;
+      const message = { ...part, create_at: deps.now() };
+      this.relaySaw = checked.bot.sink === 'relay';
+      // An update in place edits its group's carrier (grouping.ts); it is one part (above).
+      const result: GroupSinkResult = plan.dispatch
+        ? await plan.dispatch(message)
+        : await dispatch(ctx, checked.bot, message);
+      if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
+      // Spent: not a payment to leave to the next run, should what follows fail.
+      this.payment = null;
+      // The store sink took the message when it was handed over (its timeline's create_at): the
+      // moment its budget was held for, whatever the insert's own latency.
+      sentAt = checked.bot.sink === 'relay' ? deps.now() : message.create_at;
+      if (result.folded_into !== undefined) foldedInto = result.folded_into;
+      const sent = { msg_id: message.msg_id, upstream_msg_id: result.upstream_msg_id };
+      sentParts.push(sent);
+      if (progress) {
+        await progress.sent(i, sent);
+        ctx.metrics.partsSent.inc({ sink: checked.bot.sink });
+      }
+    }
     const outcome: SentOutcome = {
-      sent_at: sentAt,
-      upstream_msg_id: result.upstream_msg_id,
+      // Every part sent before this run (it noted the last one and stopped): now.
+      sent_at: sentAt ?? deps.now(),
+      upstream_msg_id: sentParts[0]?.upstream_msg_id ?? null,
       attempts: this.attempt,
       not_permissions_mention: this.notPermissionsMention,
       // An update that edited its group's carrier (grouping.ts).
-      ...(result.folded_into === undefined ? {} : { folded_into: result.folded_into }),
+      ...(foldedInto === undefined ? {} : { folded_into: foldedInto }),
+      ...(sentParts.length > 1 ? { parts: sentParts } : {}),
     };
     await ctx.sentLog.append(this.ids, outcome, {
       relayed: checked.bot.sink === 'relay',
       rendered: prepared.rendered,
     });
-    countSent(ctx, job, checked.bot.sink, sentAt);
+    countSent(ctx, job, checked.bot.sink, outcome.sent_at);
     return { kind: 'sent', outcome };
   }
 

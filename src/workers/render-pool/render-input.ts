@@ -3,6 +3,7 @@ import { DeliveryError } from '../../errors/index.js';
 import { type InputEncoding, inputText } from '../../queue/job-input.js';
 import {
   type CompiledTemplate,
+  type Overflow,
   type PlatformContext,
   parseJsonData,
   type RenderedMessage,
@@ -49,7 +50,8 @@ function decodeInput(input: string, encoding: InputEncoding | undefined): unknow
 
 /**
  * A pipe message's template step, wherever it runs (a render thread, or the main thread when
- * RENDER_THREADS is 0): decodes the body as PHP's json_decode would, renders, converts cards.
+ * RENDER_THREADS is 0): decodes the body as PHP's json_decode would, renders, converts cards,
+ * fits a message over the platform's limits as the pipe's `overflow` says.
  * A body that is not JSON, or a job input that cannot be decoded, fails for good (INPUT_INVALID);
  * render errors are thrown as they are.
  */
@@ -62,6 +64,8 @@ export function renderPipeInput(
     /** Top-level variables beside `data` (a routed pipe's `_event`, `_headers`). */
     readonly variables?: Readonly<Record<string, unknown>> | undefined;
     readonly group?: GroupRenderInput | undefined;
+    /** What a message over the platform's limits becomes (render/fit.ts); absent: it fails. */
+    readonly overflow?: Overflow | undefined;
   },
   platform: PlatformContext,
   now: number,
@@ -85,5 +89,6 @@ export function renderPipeInput(
     input,
     platform,
     variables === undefined ? { now } : { now, variables },
+    jobInput.overflow ?? 'fail',
   );
 }

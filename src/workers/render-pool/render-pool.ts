@@ -3,7 +3,7 @@ import { revive } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import { TemplateLimitError } from '../../render/errors/template-limit-error.js';
-import type { CompiledTemplate, PlatformContext, RenderedMessage } from '../../render/index.js';
+import type { CompiledTemplate, Overflow, PlatformContext, RenderedMessage } from '../../render/index.js';
 import { packText } from '../../text/packed-text.js';
 
 /**
@@ -43,6 +43,8 @@ export interface RenderTask {
   readonly variables?: Readonly<Record<string, unknown>> | undefined;
   /** A grouped message's `_group` and a digest's collected inputs (render-input.ts). */
   readonly group?: GroupRenderInput | undefined;
+  /** What a message over the platform's limits becomes (render/fit.ts); absent: it fails. */
+  readonly overflow?: Overflow | undefined;
   readonly platform: PlatformContext;
   readonly now: number;
 }
@@ -145,6 +147,7 @@ export class RenderPool {
       inputEncoding: task.inputEncoding,
       ...(task.variables === undefined ? {} : { variables: task.variables }),
       ...(task.group === undefined ? {} : { group: task.group }),
+      ...(task.overflow === undefined ? {} : { overflow: task.overflow }),
       platform: task.platform,
       now: task.now,
     };
@@ -264,8 +267,8 @@ export class RenderPool {
       if (!p) return;
       slot.pending.delete(res.id);
       if (res.ok) {
-        const { type, content, packed, warnings, warningCount } = res;
-        p.resolve({ type, content, packed, warnings, warningCount });
+        const { id: _id, ok: _ok, ...rendered } = res;
+        p.resolve(rendered);
       } else p.reject(revive(res.error));
     });
     thread.on('error', (err) => {

@@ -1,6 +1,6 @@
 import type { SerializedError } from '../../errors/index.js';
 import type { InputEncoding } from '../../queue/job-input.js';
-import type { PlatformContext, TemplateWarning } from '../../render/index.js';
+import type { Overflow, PlatformContext, TemplateWarning } from '../../render/index.js';
 import type { GroupRenderInput } from './render-input.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
@@ -17,6 +17,8 @@ export interface RenderRequest {
   readonly variables?: Readonly<Record<string, unknown>>;
   /** A grouped message's `_group`, and a digest's collected inputs (render-input.ts). */
   readonly group?: GroupRenderInput;
+  /** The pipe's `overflow` (render/fit.ts); absent: a message over the limits fails. */
+  readonly overflow?: Overflow;
   readonly platform: PlatformContext;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;
@@ -34,6 +36,8 @@ export type RenderResponse =
       readonly packed: string | null;
       readonly warnings: readonly TemplateWarning[];
       readonly warningCount: number;
+      /** A message split over several (RenderedMessage.parts); absent: one. */
+      readonly parts?: readonly string[];
     }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 

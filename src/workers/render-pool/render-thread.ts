@@ -27,6 +27,7 @@ function handle(req: RenderRequest): RenderResponse {
       packed: packText(out.content),
       warnings: out.warnings,
       warningCount: out.warningCount,
+      ...(out.parts === undefined ? {} : { parts: out.parts }),
     };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };
