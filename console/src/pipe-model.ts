@@ -1,3 +1,5 @@
+import type { PipeGrouping } from './grouping-form.ts';
+
 /*
  * Records the pipe screens read from the admin API, and the pure helpers around a pipe's URL
  * (the curl example a sender copies). No DOM, no API calls: unit-tested directly.
@@ -32,6 +34,8 @@ export interface Pipe {
   readonly event_source?: { readonly header?: string; readonly body?: string } | null;
   /** Event -> template id; null: answered, not posted. */
   readonly routes?: Readonly<Record<string, string | null>> | null;
+  /** How the pipe groups its messages (docs/pipes.md, "Grouping"); null: not grouped. */
+  readonly grouping?: PipeGrouping | null;
   /** The preset the pipe was made with (github, gitlab, ...), or null. */
   readonly preset?: string | null;
   readonly created_at: number;

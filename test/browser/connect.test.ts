@@ -300,6 +300,27 @@ describe('connect a sender', () => {
       pipe: { event_source: unknown; routes: unknown; template_id: string };
     }>('GET', `/admin/api/pipe/view?id=${encodeURIComponent(seeded.pipe.id)}`);
     expect(after.pipe).toMatchObject({ event_source: null, template_id: other.model.id });
+
+    // Grouping: a digest per deploy id and minute; a window of 0 is refused beside its field.
+    const grouping = page.getByRole('form', { name: 'Grouping (alert storms)' });
+    await grouping.getByRole('combobox', { name: 'Mode' }).selectOption('digest');
+    await grouping.getByLabel(/^Group key/).fill('{{ data.version }}');
+    await grouping.getByLabel(/^Window \(seconds\)/).fill('0');
+    await grouping.getByRole('button', { name: 'Save grouping' }).click();
+    await grouping.getByText('The window is a whole number of seconds from 1 to 86400.').waitFor();
+    await grouping.getByLabel(/^Window \(seconds\)/).fill('60');
+    await grouping.getByRole('button', { name: 'Save grouping' }).click();
+    await grouping.getByText('Grouping saved.').waitFor();
+    const grouped = await stack.admin<{ pipe: { grouping: unknown } }>(
+      'GET',
+      `/admin/api/pipe/view?id=${encodeURIComponent(seeded.pipe.id)}`,
+    );
+    expect(grouped.pipe.grouping).toEqual({
+      key: '{{ data.version }}',
+      mode: 'digest',
+      window_s: 60,
+      limit: null,
+    });
     await context.close();
   }, 120_000);
 });

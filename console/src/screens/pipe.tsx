@@ -32,6 +32,7 @@ import {
 import { CurlBlock } from '../ui/curl-block.tsx';
 import { guildView } from '../ui/lookups.ts';
 import { PipeCaptures } from '../ui/pipe-captures.tsx';
+import { PipeGroupingPanel } from '../ui/pipe-grouping.tsx';
 import { PipeRouting } from '../ui/pipe-routes.tsx';
 import { PipeSignaturePanel } from '../ui/pipe-signature.tsx';
 import { RateFields } from '../ui/rate-fields.tsx';
@@ -380,6 +381,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
       </div>
 
       <PipeRouting key={pipe.id} pipe={pipe} onSaved={loaded.reload} />
+
+      <PipeGroupingPanel key={pipe.id} pipe={pipe} onSaved={loaded.reload} />
 
       <PipeSignaturePanel key={pipe.id} pipe={pipe} onChanged={loaded.reload} />
 
