@@ -62,6 +62,13 @@ const BINARY: Readonly<Record<string, Binary>> = {
 
 const NO_ARGS: readonly Value[] = [];
 
+/** An expression whose value cannot depend on the render: a constant, or an array of them. */
+function isConstant(e: Expr): boolean {
+  if (e.k === 'const') return true;
+  if (e.k !== 'array') return false;
+  return e.items.every((i) => (i.key === undefined || isConstant(i.key)) && isConstant(i.value));
+}
+
 /**
  * A filter's or function's string result, checked against the string bound and charged by its
  * length: whatever a filter's arguments make it produce (escapes that grow their input, a date
@@ -204,6 +211,19 @@ export class ExprCompiler {
   }
 
   private array(e: Extract<Expr, { k: 'array' }>): ExprFn {
+    const fn = this.arrayFn(e);
+    if (!isConstant(e)) return fn;
+    // a literal of constants is built once: arrays are immutable, so every render may share it
+    // (a replace table or an `in` list in a loop costs nothing after the first build)
+    try {
+      const v = fn({ vars: new Map(), st: undefined as unknown as RenderState });
+      return () => v;
+    } catch {
+      return fn;
+    }
+  }
+
+  private arrayFn(e: Extract<Expr, { k: 'array' }>): ExprFn {
     const items = e.items.map((i) => ({
       key: i.key ? this.compile(i.key) : undefined,
       value: this.compile(i.value),

@@ -141,33 +141,81 @@ export function stripTags(s: string, allowed: string): string {
   return out;
 }
 
-/** PHP's strtr with an array: longest keys first, each position replaced at most once. */
-export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
+interface StrtrTable {
+  readonly map: ReadonlyMap<string, string>;
+  /** Distinct key lengths, longest first. */
+  readonly lengths: readonly number[];
+  /** First UTF-16 units of the keys: a position whose unit is not here cannot match. */
+  readonly starts: ReadonlySet<number>;
+  /** What preparing the table charged (charged again when it is reused). */
+  readonly cost: number;
+}
+
+/**
+ * Tables of replace pairs, kept per array: a constant pairs literal is one array for the whole
+ * template, so a replace in a loop or a macro prepares it once. Arrays are immutable, so a
+ * table cannot go stale.
+ */
+const strtrTables = new WeakMap<PhpArray, StrtrTable>();
+
+function strtrTable(pairs: PhpArray): StrtrTable {
+  const cached = strtrTables.get(pairs);
+  if (cached) {
+    charge(cached.cost);
+    return cached;
+  }
   const map = new Map<string, string>();
+  // only string values are cached: converting another value may depend on the render
+  let cacheable = true;
   pairs.forEach((v, k) => {
     const key = String(k);
+    if (typeof v !== 'string') cacheable = false;
     if (key !== '') map.set(key, toStr(v));
   });
-  if (map.size === 0) return s;
   const keys = [...map.keys()].sort((a, b) => b.length - a.length);
-  const lengths = [...new Set(keys.map((k) => k.length))];
+  const table: StrtrTable = {
+    map,
+    lengths: [...new Set(keys.map((k) => k.length))],
+    starts: new Set(keys.map((k) => k.charCodeAt(0))),
+    cost: pairs.size >> 3,
+  };
+  if (cacheable) strtrTables.set(pairs, table);
+  return table;
+}
+
+/** PHP's strtr with an array: longest keys first, each position replaced at most once. */
+export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
+  const { map, lengths, starts } = strtrTable(pairs);
+  if (map.size === 0) return s;
+  // each position looked at costs one step per key length, charged in batches
+  const perPosition = lengths.length;
+  let positions = 0;
   let out = '';
+  let runStart = 0;
   let i = 0;
   outer: while (i < s.length) {
-    charge(lengths.length);
-    for (const len of lengths) {
-      const piece = s.substr(i, len);
-      const rep = map.get(piece);
-      if (rep !== undefined && piece.length === len) {
-        out += rep;
-        if (out.length > 65536) st.checkString(out.length);
-        i += len;
-        continue outer;
+    if (++positions === 1024) {
+      charge(positions * perPosition);
+      positions = 0;
+    }
+    if (starts.has(s.charCodeAt(i))) {
+      for (const len of lengths) {
+        if (i + len > s.length) continue;
+        const rep = map.get(len === 1 ? s[i]! : s.substr(i, len));
+        if (rep !== undefined) {
+          out += s.slice(runStart, i) + rep;
+          if (out.length > 65536) st.checkString(out.length);
+          i += len;
+          runStart = i;
+          continue outer;
+        }
       }
     }
-    out += s[i];
     i++;
   }
+  charge(positions * perPosition);
+  if (runStart === 0) return s;
+  out += s.slice(runStart);
   st.checkString(out.length);
   return out;
 }
