@@ -115,7 +115,9 @@ for (const c of CASES) {
       `  PHP Twig: ${fmt(p)} renders/s (${(1e6 / p).toFixed(0)} us; rounds ${phpRuns.map((x) => fmt(x.rate, 0)).join(' ')}); compile ${pc.toFixed(2)} ms; output ${same ? 'byte-identical' : 'DIFFERS'}`,
     );
     ratios.push(h / p);
-    console.log(`  Herald/PHP: ${(h / p).toFixed(2)}x (goal >= ${GOAL.toFixed(1)}x); compile ${(pc / hc).toFixed(1)}x faster`);
+    console.log(
+      `  Herald/PHP: ${(h / p).toFixed(2)}x (goal >= ${GOAL.toFixed(1)}x); compile ${(pc / hc).toFixed(1)}x faster`,
+    );
   }
 }
 if (ratios.length > 0) console.log(`lowest Herald/PHP: ${Math.min(...ratios).toFixed(2)}x`);

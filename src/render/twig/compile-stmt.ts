@@ -6,6 +6,7 @@ import type { ExprFn, Frame, StmtFn } from './frame.js';
 import { locate } from './locate.js';
 import { toBool, toStr } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
+import { LoopArray } from './runtime/loop-array.js';
 import { markup } from './runtime/markup.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
 import { LimitFault, type RenderState } from './runtime/state.js';
@@ -192,23 +193,7 @@ export class StmtCompiler {
         st.step();
         if (keyVar !== undefined) vars.set(keyVar, keys[i]!);
         vars.set(valueVar, values[i]!);
-        if (parent) {
-          vars.set(
-            'loop',
-            PhpArray.fromMap(
-              new Map<Key, Value>([
-                ['parent', parent],
-                ['index0', i],
-                ['index', i + 1],
-                ['first', i === 0],
-                ['revindex0', n - i - 1],
-                ['revindex', n - i],
-                ['length', n],
-                ['last', i === n - 1],
-              ]),
-            ),
-          );
-        }
+        if (parent) vars.set('loop', new LoopArray(parent, i, n));
         body(f);
       }
       if (n === 0 && otherwise) otherwise(f);

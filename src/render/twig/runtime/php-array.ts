@@ -55,7 +55,8 @@ export class PhpArray extends TwigObject {
   private readonly mode: 0 | 1 | 2;
   private readonly items: readonly unknown[] | undefined;
   private readonly obj: Record<string, unknown> | undefined;
-  private readonly map: ReadonlyMap<Key, Value> | undefined;
+  /** Not readonly: LoopArray fills it on first use. */
+  protected map: ReadonlyMap<Key, Value> | undefined;
   private keyCache: Key[] | undefined;
 
   constructor(
