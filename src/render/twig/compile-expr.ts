@@ -323,12 +323,42 @@ export class ExprCompiler {
       pos,
     );
     const fn = def.fn;
-    return this.guard((f) => {
-      const v = input(f);
-      // string filters are linear in their input: charge long inputs to the budget
-      if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
-      return checkedResult(f.st, fn(f.st, v, fns.length === 0 ? NO_ARGS : evalArgs(f, fns)));
-    }, pos);
+    const source = this.source;
+    // One closure per arity, with its own try/catch rather than a guard around it: a filter
+    // call is the commonest node, and each closure level is a call V8 cannot inline.
+    // String filters are linear in their input: a long input is charged to the budget.
+    if (fns.length === 0) {
+      return (f) => {
+        try {
+          const v = input(f);
+          if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+          return checkedResult(f.st, fn(f.st, v, NO_ARGS));
+        } catch (err) {
+          throw locate(err, source, pos);
+        }
+      };
+    }
+    const a0 = fns[0];
+    if (fns.length === 1 && a0 !== undefined) {
+      return (f) => {
+        try {
+          const v = input(f);
+          if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+          return checkedResult(f.st, fn(f.st, v, [a0(f)]));
+        } catch (err) {
+          throw locate(err, source, pos);
+        }
+      };
+    }
+    return (f) => {
+      try {
+        const v = input(f);
+        if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+        return checkedResult(f.st, fn(f.st, v, evalArgs(f, fns)));
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 
   private func(name: string, args: readonly Arg[], pos: number): ExprFn {
@@ -398,12 +428,19 @@ export class ExprCompiler {
       .filter((a) => a.name !== undefined)
       .map((a) => [a.name!, this.compile(a.value)] as const);
     const macros = this.macros;
-    return this.guard((f) => {
-      const m = macros.get(name);
-      if (!m) return fail(`Macro "${name}" is not defined in template "${TEMPLATE_NAME}".`);
-      const values = positional.map((p) => p(f));
-      const namedValues = named.length > 0 ? new Map(named.map(([k, v]) => [k, v(f)])) : undefined;
-      return m(f.st, values, namedValues);
-    }, pos);
+    const source = this.source;
+    return (f) => {
+      try {
+        // macros are all compiled before the body runs: look the macro up once per call site
+        const m = macros.get(name);
+        if (!m) return fail(`Macro "${name}" is not defined in template "${TEMPLATE_NAME}".`);
+        const values = new Array<Value>(positional.length);
+        for (let i = 0; i < positional.length; i++) values[i] = positional[i]!(f);
+        const namedValues = named.length > 0 ? new Map(named.map(([k, v]) => [k, v(f)])) : undefined;
+        return m(f.st, values, namedValues);
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 }

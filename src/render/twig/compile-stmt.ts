@@ -84,7 +84,15 @@ export class StmtCompiler {
           e = (f) => escapeValue(inner(f), strategy, true);
         }
         const fn = e;
-        return this.guard((f) => f.st.write(toStr(fn(f))), s.pos);
+        const source = this.x.source;
+        const pos = s.pos;
+        return (f) => {
+          try {
+            f.st.write(toStr(fn(f)));
+          } catch (err) {
+            throw locate(err, source, pos);
+          }
+        };
       }
       case 'if': {
         const branches = s.branches.map((b) => ({
@@ -176,33 +184,50 @@ export class StmtCompiler {
     const body = this.compileList(s.body, esc);
     const otherwise = s.otherwise ? this.compileList(s.otherwise, esc) : undefined;
     const { keyVar, valueVar, usesLoop } = s;
+    // Twig: variables created in the loop vanish; outer ones keep changes; the loop's targets
+    // (key, value, loop) get their outer values back. No statement deletes an outer variable
+    // and targets are restored in place, so a Map's insertion order puts every variable the
+    // loop created after the `before` that existed: no copy of the scope is needed.
+    const restore = (vars: Map<string, Value>, name: string, had: boolean, old: Value | undefined): void => {
+      if (had) vars.set(name, old!);
+    };
     return (f) => {
       const seqV = seqFn(f);
       const vars = f.vars;
-      const snapshot = new Map(vars);
-      let keys: Key[] = [];
+      const before = vars.size;
+      const hadKey = keyVar !== undefined && vars.has(keyVar);
+      const oldKey = hadKey ? vars.get(keyVar!) : undefined;
+      const hadValue = vars.has(valueVar);
+      const oldValue = vars.get(valueVar);
+      const hadLoop = vars.has('loop');
+      const oldLoop = vars.get('loop');
+      let keys: Key[] | undefined;
       let values: Value[] = [];
       if (seqV instanceof PhpArray) {
-        keys = seqV.keys();
+        // each iteration is charged a step below, so the keys are built only when used
+        if (keyVar !== undefined) keys = seqV.keys();
         values = seqV.values();
       }
       const n = values.length;
       const st = f.st;
-      const parent = usesLoop ? PhpArray.fromMap(snapshot) : null;
+      const parent = usesLoop ? PhpArray.fromMap(new Map(vars)) : null;
       for (let i = 0; i < n; i++) {
         st.step();
-        if (keyVar !== undefined) vars.set(keyVar, keys[i]!);
+        if (keys !== undefined) vars.set(keyVar!, keys[i]!);
         vars.set(valueVar, values[i]!);
         if (parent) vars.set('loop', new LoopArray(parent, i, n));
         body(f);
       }
       if (n === 0 && otherwise) otherwise(f);
-      // Twig: variables created in the loop vanish; outer ones keep changes; loop targets revert
-      for (const k of [...vars.keys()]) if (!snapshot.has(k)) vars.delete(k);
-      if (keyVar !== undefined) vars.delete(keyVar);
-      vars.delete(valueVar);
-      vars.delete('loop');
-      for (const [k, v] of snapshot) if (!vars.has(k)) vars.set(k, v);
+      if (keyVar !== undefined) restore(vars, keyVar, hadKey, oldKey);
+      restore(vars, valueVar, hadValue, oldValue);
+      restore(vars, 'loop', hadLoop, oldLoop);
+      if (vars.size > before) {
+        let i = 0;
+        const created: string[] = [];
+        for (const k of vars.keys()) if (i++ >= before) created.push(k);
+        for (const k of created) vars.delete(k);
+      }
     };
   }
 
@@ -227,9 +252,11 @@ export class StmtCompiler {
         if (v === undefined) v = p.def ? p.def(f) : null;
         vars.set(p.name, v);
       }
-      const extra = new ArrayBuilder();
-      for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
-      vars.set('varargs', extra.build());
+      if (args.length > params.length) {
+        const extra = new ArrayBuilder();
+        for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
+        vars.set('varargs', extra.build());
+      } else vars.set('varargs', PhpArray.EMPTY);
       st.macroDepth++;
       try {
         return markup(capture(f, body));
