@@ -145,8 +145,12 @@ interface StrtrTable {
   readonly map: ReadonlyMap<string, string>;
   /** Distinct key lengths, longest first. */
   readonly lengths: readonly number[];
-  /** First UTF-16 units of the keys: a position whose unit is not here cannot match. */
-  readonly starts: ReadonlySet<number>;
+  /**
+   * Finds the next position whose UTF-16 unit starts some key (a position that does not cannot
+   * match): one native scan skips the text between candidates. Stateful (lastIndex), which is
+   * safe because a replace runs to its end without calling back into the template.
+   */
+  readonly starts: RegExp;
   /** What preparing the table charged (charged again when it is reused). */
   readonly cost: number;
 }
@@ -176,7 +180,10 @@ function strtrTable(pairs: PhpArray): StrtrTable {
   const table: StrtrTable = {
     map,
     lengths: [...new Set(keys.map((k) => k.length))],
-    starts: new Set(keys.map((k) => k.charCodeAt(0))),
+    starts: new RegExp(
+      `[${[...new Set(keys.map((k) => k.charCodeAt(0)))].map((c) => `\\u${c.toString(16).padStart(4, '0')}`).join('')}]`,
+      'g',
+    ),
     cost: pairs.size >> 3,
   };
   if (cacheable) strtrTables.set(pairs, table);
@@ -187,33 +194,28 @@ function strtrTable(pairs: PhpArray): StrtrTable {
 export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
   const { map, lengths, starts } = strtrTable(pairs);
   if (map.size === 0) return s;
-  // each position looked at costs one step per key length, charged in batches
-  const perPosition = lengths.length;
-  let positions = 0;
+  // each position looked at costs one step per key length, as when every position was tried:
+  // positions = length - characters consumed beyond the first by matches
+  let skipped = 0;
   let out = '';
   let runStart = 0;
-  let i = 0;
-  outer: while (i < s.length) {
-    if (++positions === 1024) {
-      charge(positions * perPosition);
-      positions = 0;
-    }
-    if (starts.has(s.charCodeAt(i))) {
-      for (const len of lengths) {
-        if (i + len > s.length) continue;
-        const rep = map.get(len === 1 ? s[i]! : s.substr(i, len));
-        if (rep !== undefined) {
-          out += s.slice(runStart, i) + rep;
-          if (out.length > 65536) st.checkString(out.length);
-          i += len;
-          runStart = i;
-          continue outer;
-        }
+  starts.lastIndex = 0;
+  while (starts.test(s)) {
+    const at = starts.lastIndex - 1;
+    for (const len of lengths) {
+      if (at + len > s.length) continue;
+      const rep = map.get(len === 1 ? s[at]! : s.substr(at, len));
+      if (rep !== undefined) {
+        out += s.slice(runStart, at) + rep;
+        if (out.length > 65536) st.checkString(out.length);
+        runStart = at + len;
+        skipped += len - 1;
+        starts.lastIndex = runStart;
+        break;
       }
     }
-    i++;
   }
-  charge(positions * perPosition);
+  charge((s.length - skipped) * lengths.length);
   if (runStart === 0) return s;
   out += s.slice(runStart);
   st.checkString(out.length);
