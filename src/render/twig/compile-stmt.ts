@@ -13,6 +13,8 @@ import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 
+type OutputStmt = Extract<Stmt, { k: 'text' | 'print' }>;
+
 function seq(fns: StmtFn[]): StmtFn {
   if (fns.length === 0) return () => {};
   if (fns.length === 1) return fns[0]!;
@@ -67,7 +69,71 @@ export class StmtCompiler {
   }
 
   compileList(stmts: readonly Stmt[], esc: string | false): StmtFn {
-    return seq(stmts.map((s) => this.compile(s, esc)));
+    const fns: StmtFn[] = [];
+    for (let i = 0; i < stmts.length; ) {
+      // a run of text and prints (most of a card) becomes one closure writing one string
+      let j = i;
+      while (j < stmts.length && (stmts[j]!.k === 'text' || stmts[j]!.k === 'print')) j++;
+      if (j - i >= 2) {
+        fns.push(this.outputRun(stmts.slice(i, j) as OutputStmt[], esc));
+        i = j;
+      } else {
+        fns.push(this.compile(stmts[i]!, esc));
+        i++;
+      }
+    }
+    return seq(fns);
+  }
+
+  private printExpr(s: Extract<Stmt, { k: 'print' }>, esc: string | false): ExprFn {
+    const e = this.x.compile(s.e);
+    if (esc === false || isSafeFor(s.e, esc)) return e;
+    const strategy = esc;
+    return (f) => escapeValue(e(f), strategy, true);
+  }
+
+  /**
+   * Texts and prints in a row: the pieces are joined and written once (or whenever they pass
+   * 64 KiB, so the output bound applies as it did per write); each print keeps its position.
+   */
+  private outputRun(stmts: readonly OutputStmt[], esc: string | false): StmtFn {
+    const parts: (string | ExprFn)[] = [];
+    const positions: number[] = [];
+    for (const s of stmts) {
+      if (s.k === 'text') {
+        const last = parts.length - 1;
+        if (last >= 0 && typeof parts[last] === 'string') parts[last] += s.text;
+        else {
+          parts.push(s.text);
+          positions.push(s.pos);
+        }
+      } else {
+        parts.push(this.printExpr(s, esc));
+        positions.push(s.pos);
+      }
+    }
+    const source = this.x.source;
+    return (f) => {
+      let out = '';
+      let i = 0;
+      try {
+        for (; i < parts.length; i++) {
+          const p = parts[i]!;
+          if (typeof p === 'string') out += p;
+          else {
+            out += toStr(p(f));
+            // long pieces go out at once, so the output bound stops a render as early as before
+            if (out.length > 65536) {
+              f.st.write(out);
+              out = '';
+            }
+          }
+        }
+      } catch (err) {
+        throw locate(err, source, positions[i]!);
+      }
+      f.st.write(out);
+    };
   }
 
   private compile(s: Stmt, esc: string | false): StmtFn {
@@ -77,13 +143,7 @@ export class StmtCompiler {
         return (f) => f.st.write(text);
       }
       case 'print': {
-        let e = this.x.compile(s.e);
-        if (esc !== false && !isSafeFor(s.e, esc)) {
-          const inner = e;
-          const strategy = esc;
-          e = (f) => escapeValue(inner(f), strategy, true);
-        }
-        const fn = e;
+        const fn = this.printExpr(s, esc);
         const source = this.x.source;
         const pos = s.pos;
         return (f) => {
