@@ -304,7 +304,15 @@ export class ExprCompiler {
     const fn = BINARY[op];
     if (!fn) throw new CompileFault(`Unknown operator "${op}".`, e.pos);
     if (op === '==' || op === '!=') return (f) => fn(f.st, l(f), r(f));
-    return this.guard((f) => fn(f.st, l(f), r(f)), e.pos);
+    const source = this.source;
+    const pos = e.pos;
+    return (f) => {
+      try {
+        return fn(f.st, l(f), r(f));
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 
   filter(name: string, rawInput: ExprFn, args: readonly Arg[], pos: number, inputHtmlSafe: boolean): ExprFn {

@@ -180,9 +180,15 @@ export class StmtCompiler {
         if (names.length === 1) {
           const name = names[0]!;
           const v = values[0]!;
-          return this.guard((f) => {
-            f.vars.set(name, v(f));
-          }, s.pos);
+          const source = this.x.source;
+          const pos = s.pos;
+          return (f) => {
+            try {
+              f.vars.set(name, v(f));
+            } catch (err) {
+              throw locate(err, source, pos);
+            }
+          };
         }
         return this.guard((f) => {
           const vals = values.map((v) => v(f));
@@ -304,7 +310,8 @@ export class StmtCompiler {
         );
       }
       st.step();
-      const vars = new Map(st.globals);
+      const vars = new Map<string, Value>();
+      for (const [k, v] of st.globals) vars.set(k, v);
       const f: Frame = { vars, st };
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!;
