@@ -31,9 +31,9 @@ describe('render fast paths keep the bounds', () => {
 
   it('a run of texts and prints still stops at the output bound', () => {
     const tpl = `{% for i in 1..100 %}${'{{ data.s }}-'.repeat(20)}{% endfor %}`;
-    expect(limitOf(() => render(tpl, { s: 'x'.repeat(10_000) }, {}, {}, { maxOutputLength: 1_000_000 }))).toBe(
-      'maxOutputLength',
-    );
+    expect(
+      limitOf(() => render(tpl, { s: 'x'.repeat(10_000) }, {}, {}, { maxOutputLength: 1_000_000 })),
+    ).toBe('maxOutputLength');
   });
 
   it('replace matches longest keys first over the scan of candidate positions', () => {
