@@ -66,6 +66,13 @@ const BINARY: Readonly<Record<string, Binary>> = {
 
 const NO_ARGS: readonly Value[] = [];
 
+/** An expression whose value cannot depend on the render: a constant, or an array of them. */
+function isConstant(e: Expr): boolean {
+  if (e.k === 'const') return true;
+  if (e.k !== 'array') return false;
+  return e.items.every((i) => (i.key === undefined || isConstant(i.key)) && isConstant(i.value));
+}
+
 /**
  * A filter's or function's string result, checked against the string bound and charged by its
  * length: whatever a filter's arguments make it produce (escapes that grow their input, a date
@@ -223,6 +230,19 @@ export class ExprCompiler {
   }
 
   private array(e: Extract<Expr, { k: 'array' }>): ExprFn {
+    const fn = this.arrayFn(e);
+    if (!isConstant(e)) return fn;
+    // a literal of constants is built once: arrays are immutable, so every render may share it
+    // (a replace table or an `in` list in a loop costs nothing after the first build)
+    try {
+      const v = fn({ vars: new Map(), st: undefined as unknown as RenderState });
+      return () => v;
+    } catch {
+      return fn;
+    }
+  }
+
+  private arrayFn(e: Extract<Expr, { k: 'array' }>): ExprFn {
     const items = e.items.map((i) => ({
       key: i.key ? this.compile(i.key) : undefined,
       value: this.compile(i.value),
@@ -318,7 +338,17 @@ export class ExprCompiler {
     const fn = BINARY[op];
     if (!fn) throw new CompileFault(`Unknown operator "${op}".`, e.pos);
     if (op === '==' || op === '!=') return (f) => fn(f.st, l(f), r(f));
-    return this.guard((f) => fn(f.st, l(f), r(f)), e.pos);
+    const source = this.source;
+    const pos = e.pos;
+    return (f) => {
+      try {
+        const result = fn(f.st, l(f), r(f));
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return result;
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 
   filter(name: string, rawInput: ExprFn, args: readonly Arg[], pos: number, inputHtmlSafe: boolean): ExprFn {
@@ -337,12 +367,48 @@ export class ExprCompiler {
       pos,
     );
     const fn = def.fn;
-    return this.guard((f) => {
-      const v = input(f);
-      // string filters are linear in their input: charge long inputs to the budget
-      if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
-      return checkedResult(f.st, fn(f.st, v, fns.length === 0 ? NO_ARGS : evalArgs(f, fns)));
-    }, pos);
+    const source = this.source;
+    // One closure per arity, with its own try/catch rather than a guard around it: a filter
+    // call is the commonest node, and each closure level is a call V8 cannot inline.
+    // String filters are linear in their input: a long input is charged to the budget.
+    if (fns.length === 0) {
+      return (f) => {
+        try {
+          const v = input(f);
+          if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+          const result = checkedResult(f.st, fn(f.st, v, NO_ARGS));
+          if (f.st.unplaced !== 0) f.st.place(source, pos);
+          return result;
+        } catch (err) {
+          throw locate(err, source, pos);
+        }
+      };
+    }
+    const a0 = fns[0];
+    if (fns.length === 1 && a0 !== undefined) {
+      return (f) => {
+        try {
+          const v = input(f);
+          if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+          const result = checkedResult(f.st, fn(f.st, v, [a0(f)]));
+          if (f.st.unplaced !== 0) f.st.place(source, pos);
+          return result;
+        } catch (err) {
+          throw locate(err, source, pos);
+        }
+      };
+    }
+    return (f) => {
+      try {
+        const v = input(f);
+        if (typeof v === 'string' && v.length > 4096) f.st.step(v.length >> 10);
+        const result = checkedResult(f.st, fn(f.st, v, evalArgs(f, fns)));
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return result;
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 
   private func(name: string, args: readonly Arg[], pos: number): ExprFn {
@@ -480,12 +546,21 @@ export class ExprCompiler {
       .filter((a) => a.name !== undefined)
       .map((a) => [a.name!, this.compile(a.value)] as const);
     const macros = this.macros;
-    return this.guard((f) => {
-      const m = macros.get(name);
-      if (!m) return fail(`Macro "${name}" is not defined in template "${TEMPLATE_NAME}".`);
-      const values = positional.map((p) => p(f));
-      const namedValues = named.length > 0 ? new Map(named.map(([k, v]) => [k, v(f)])) : undefined;
-      return m(f.st, values, namedValues);
-    }, pos);
+    const source = this.source;
+    return (f) => {
+      try {
+        // macros are all compiled before the body runs: look the macro up once per call site
+        const m = macros.get(name);
+        if (!m) return fail(`Macro "${name}" is not defined in template "${TEMPLATE_NAME}".`);
+        const values = new Array<Value>(positional.length);
+        for (let i = 0; i < positional.length; i++) values[i] = positional[i]!(f);
+        const namedValues = named.length > 0 ? new Map(named.map(([k, v]) => [k, v(f)])) : undefined;
+        const result = m(f.st, values, namedValues);
+        if (f.st.unplaced !== 0) f.st.place(source, pos);
+        return result;
+      } catch (err) {
+        throw locate(err, source, pos);
+      }
+    };
   }
 }

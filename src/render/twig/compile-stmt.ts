@@ -6,11 +6,14 @@ import type { ExprFn, Frame, StmtFn } from './frame.js';
 import { locate } from './locate.js';
 import { castStr, toBool } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
+import { LoopArray } from './runtime/loop-array.js';
 import { markup } from './runtime/markup.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
 import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
+
+type OutputStmt = Extract<Stmt, { k: 'text' | 'print' }>;
 
 function seq(fns: StmtFn[]): StmtFn {
   if (fns.length === 0) return () => {};
@@ -69,7 +72,72 @@ export class StmtCompiler {
   }
 
   compileList(stmts: readonly Stmt[], esc: string | false): StmtFn {
-    return seq(stmts.map((s) => this.compile(s, esc)));
+    const fns: StmtFn[] = [];
+    for (let i = 0; i < stmts.length; ) {
+      // a run of text and prints (most of a card) becomes one closure writing one string
+      let j = i;
+      while (j < stmts.length && (stmts[j]!.k === 'text' || stmts[j]!.k === 'print')) j++;
+      if (j - i >= 2) {
+        fns.push(this.outputRun(stmts.slice(i, j) as OutputStmt[], esc));
+        i = j;
+      } else {
+        fns.push(this.compile(stmts[i]!, esc));
+        i++;
+      }
+    }
+    return seq(fns);
+  }
+
+  private printExpr(s: Extract<Stmt, { k: 'print' }>, esc: string | false): ExprFn {
+    const e = this.x.compile(s.e);
+    if (esc === false || isSafeFor(s.e, esc)) return e;
+    const strategy = esc;
+    return (f) => escapeValue(e(f), strategy, true);
+  }
+
+  /**
+   * Texts and prints in a row: the pieces are joined and written once (or whenever they pass
+   * 64 KiB, so the output bound applies as it did per write); each print keeps its position.
+   */
+  private outputRun(stmts: readonly OutputStmt[], esc: string | false): StmtFn {
+    const parts: (string | ExprFn)[] = [];
+    const positions: number[] = [];
+    for (const s of stmts) {
+      if (s.k === 'text') {
+        const last = parts.length - 1;
+        if (last >= 0 && typeof parts[last] === 'string') parts[last] += s.text;
+        else {
+          parts.push(s.text);
+          positions.push(s.pos);
+        }
+      } else {
+        parts.push(this.printExpr(s, esc));
+        positions.push(s.pos);
+      }
+    }
+    const source = this.x.source;
+    return (f) => {
+      let out = '';
+      let i = 0;
+      try {
+        for (; i < parts.length; i++) {
+          const p = parts[i]!;
+          if (typeof p === 'string') out += p;
+          else {
+            out += castStr(p(f));
+            if (f.st.unplaced !== 0) f.st.place(source, positions[i]!);
+            // long pieces go out at once, so the output bound stops a render as early as before
+            if (out.length > 65536) {
+              f.st.write(out);
+              out = '';
+            }
+          }
+        }
+      } catch (err) {
+        throw locate(err, source, positions[i]!);
+      }
+      f.st.write(out);
+    };
   }
 
   private compile(s: Stmt, esc: string | false): StmtFn {
@@ -79,14 +147,17 @@ export class StmtCompiler {
         return (f) => f.st.write(text);
       }
       case 'print': {
-        let e = this.x.compile(s.e);
-        if (esc !== false && !isSafeFor(s.e, esc)) {
-          const inner = e;
-          const strategy = esc;
-          e = (f) => escapeValue(inner(f), strategy, true);
-        }
-        const fn = e;
-        return this.guard((f) => f.st.write(castStr(fn(f))), s.pos);
+        const fn = this.printExpr(s, esc);
+        const source = this.x.source;
+        const pos = s.pos;
+        return (f) => {
+          try {
+            f.st.write(castStr(fn(f)));
+            if (f.st.unplaced !== 0) f.st.place(source, pos);
+          } catch (err) {
+            throw locate(err, source, pos);
+          }
+        };
       }
       case 'if': {
         const branches = s.branches.map((b) => ({
@@ -114,9 +185,16 @@ export class StmtCompiler {
         if (names.length === 1) {
           const name = names[0]!;
           const v = values[0]!;
-          return this.guard((f) => {
-            f.vars.set(name, v(f));
-          }, s.pos);
+          const source = this.x.source;
+          const pos = s.pos;
+          return (f) => {
+            try {
+              f.vars.set(name, v(f));
+              if (f.st.unplaced !== 0) f.st.place(source, pos);
+            } catch (err) {
+              throw locate(err, source, pos);
+            }
+          };
         }
         return this.guard((f) => {
           const vals = values.map((v) => v(f));
@@ -184,49 +262,50 @@ export class StmtCompiler {
     const body = this.compileList(s.body, esc);
     const otherwise = s.otherwise ? this.compileList(s.otherwise, esc) : undefined;
     const { keyVar, valueVar, usesLoop } = s;
+    // Twig: variables created in the loop vanish; outer ones keep changes; the loop's targets
+    // (key, value, loop) get their outer values back. No statement deletes an outer variable
+    // and targets are restored in place, so a Map's insertion order puts every variable the
+    // loop created after the `before` that existed: no copy of the scope is needed.
+    const restore = (vars: Map<string, Value>, name: string, had: boolean, old: Value | undefined): void => {
+      if (had) vars.set(name, old!);
+    };
     return (f) => {
       const seqV = seqFn(f);
       const vars = f.vars;
-      const snapshot = new Map(vars);
-      let keys: Key[] = [];
+      const before = vars.size;
+      const hadKey = keyVar !== undefined && vars.has(keyVar);
+      const oldKey = hadKey ? vars.get(keyVar!) : undefined;
+      const hadValue = vars.has(valueVar);
+      const oldValue = vars.get(valueVar);
+      const hadLoop = vars.has('loop');
+      const oldLoop = vars.get('loop');
+      let keys: Key[] | undefined;
       let values: Value[] = [];
       if (seqV instanceof PhpArray) {
-        keys = seqV.keys();
+        // each iteration is charged a step below, so the keys are built only when used
+        if (keyVar !== undefined) keys = seqV.keys();
         values = seqV.values();
       }
       const n = values.length;
       const st = f.st;
-      const parent = usesLoop ? PhpArray.fromMap(snapshot) : null;
+      const parent = usesLoop ? PhpArray.fromMap(new Map(vars)) : null;
       for (let i = 0; i < n; i++) {
         st.step();
-        if (keyVar !== undefined) vars.set(keyVar, keys[i]!);
+        if (keys !== undefined) vars.set(keyVar!, keys[i]!);
         vars.set(valueVar, values[i]!);
-        if (parent) {
-          vars.set(
-            'loop',
-            PhpArray.fromMap(
-              new Map<Key, Value>([
-                ['parent', parent],
-                ['index0', i],
-                ['index', i + 1],
-                ['first', i === 0],
-                ['revindex0', n - i - 1],
-                ['revindex', n - i],
-                ['length', n],
-                ['last', i === n - 1],
-              ]),
-            ),
-          );
-        }
+        if (parent) vars.set('loop', new LoopArray(parent, i, n));
         body(f);
       }
       if (n === 0 && otherwise) otherwise(f);
-      // Twig: variables created in the loop vanish; outer ones keep changes; loop targets revert
-      for (const k of [...vars.keys()]) if (!snapshot.has(k)) vars.delete(k);
-      if (keyVar !== undefined) vars.delete(keyVar);
-      vars.delete(valueVar);
-      vars.delete('loop');
-      for (const [k, v] of snapshot) if (!vars.has(k)) vars.set(k, v);
+      if (keyVar !== undefined) restore(vars, keyVar, hadKey, oldKey);
+      restore(vars, valueVar, hadValue, oldValue);
+      restore(vars, 'loop', hadLoop, oldLoop);
+      if (vars.size > before) {
+        let i = 0;
+        const created: string[] = [];
+        for (const k of vars.keys()) if (i++ >= before) created.push(k);
+        for (const k of created) vars.delete(k);
+      }
     };
   }
 
@@ -243,7 +322,8 @@ export class StmtCompiler {
         );
       }
       st.step();
-      const vars = new Map(st.globals);
+      const vars = new Map<string, Value>();
+      for (const [k, v] of st.globals) vars.set(k, v);
       const f: Frame = { vars, st };
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!;
@@ -251,9 +331,11 @@ export class StmtCompiler {
         if (v === undefined) v = p.def ? p.def(f) : null;
         vars.set(p.name, v);
       }
-      const extra = new ArrayBuilder();
-      for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
-      vars.set('varargs', extra.build());
+      if (args.length > params.length) {
+        const extra = new ArrayBuilder();
+        for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
+        vars.set('varargs', extra.build());
+      } else vars.set('varargs', PhpArray.EMPTY);
       st.macroDepth++;
       try {
         return markup(capture(f, body));

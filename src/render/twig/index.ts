@@ -90,10 +90,11 @@ export function compileTemplate(
       ['KOOK', p],
     ]);
     const st = new RenderState(limits, renderOptions ?? {}, globals);
-    const vars = new Map(globals);
-    vars.set('data', fromJson(data));
+    // PHP Twig's context is the render's variables, then the globals they do not shadow
+    const vars = new Map<string, Value>([['data', fromJson(data)]]);
     const extra = renderOptions?.variables;
     if (extra !== undefined) for (const name of Object.keys(extra)) vars.set(name, fromJson(extra[name]));
+    for (const [name, v] of globals) if (!vars.has(name)) vars.set(name, v);
     const previous = enterBudget(st);
     try {
       body({ vars, st });

@@ -27,6 +27,21 @@ describe('json_escape', () => {
     ).toBe('||1|Array|1.5');
   });
 
+  it('escapes what needs it in short strings too (they take a scan before the encoder)', () => {
+    const cases: [string, string][] = [
+      ['a\u2028b', 'a\\u2028b'],
+      ['\u2029', '\\u2029'],
+      ['tab\t', 'tab\\t'],
+      ['\u001f', '\\u001f'],
+      ['q"', 'q\\"'],
+      ['b\\', 'b\\\\'],
+      ['lone \ud800 x', 'lone \\ud800 x'],
+      ['pair 😀 中文 /', 'pair 😀 中文 /'],
+      ['x'.repeat(300) + '\u2028', `${'x'.repeat(300)}\\u2028`],
+    ];
+    for (const [s, want] of cases) expect(render('{{ data.s|json_escape }}', { s })).toBe(want);
+  });
+
   it('gives back the input when parsed as a JSON string', () => {
     for (const s of samples) expect(JSON.parse(`"${render('{{ data.s|json_escape }}', { s })}"`)).toBe(s);
   });

@@ -9,9 +9,25 @@ function castString(v: Value): string {
   return v instanceof PhpArray ? 'Array' : toStr(v);
 }
 
+/**
+ * True when json_escape leaves `s` as it is: no control character, quote, backslash, U+2028,
+ * U+2029 or surrogate (a pair would pass, but it is rare enough to leave to the full path).
+ */
+function jsonPlain(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c <= 0xdfff))
+      return false;
+  }
+  return true;
+}
+
 /** json_encode(JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES) without the surrounding quotes. */
 export function jsonEscape(v: Value): string {
-  return jsonString(castString(v), JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES).slice(1, -1);
+  const s = castString(v);
+  // names, ids and URLs mostly need nothing: a scan is cheaper than encoding and cutting
+  if (s.length <= 256 && jsonPlain(s)) return s;
+  return jsonString(s, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES).slice(1, -1);
 }
 
 const hex2 = (c: number): string => c.toString(16).toUpperCase().padStart(2, '0');

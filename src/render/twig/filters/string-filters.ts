@@ -141,33 +141,83 @@ export function stripTags(s: string, allowed: string): string {
   return out;
 }
 
-/** PHP's strtr with an array: longest keys first, each position replaced at most once. */
-export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
+interface StrtrTable {
+  readonly map: ReadonlyMap<string, string>;
+  /** Distinct key lengths, longest first. */
+  readonly lengths: readonly number[];
+  /**
+   * Finds the next position whose UTF-16 unit starts some key (a position that does not cannot
+   * match): one native scan skips the text between candidates. Stateful (lastIndex), which is
+   * safe because a replace runs to its end without calling back into the template.
+   */
+  readonly starts: RegExp;
+  /** What preparing the table charged (charged again when it is reused). */
+  readonly cost: number;
+}
+
+/**
+ * Tables of replace pairs, kept per array: a constant pairs literal is one array for the whole
+ * template, so a replace in a loop or a macro prepares it once. Arrays are immutable, so a
+ * table cannot go stale.
+ */
+const strtrTables = new WeakMap<PhpArray, StrtrTable>();
+
+function strtrTable(pairs: PhpArray): StrtrTable {
+  const cached = strtrTables.get(pairs);
+  if (cached) {
+    charge(cached.cost);
+    return cached;
+  }
   const map = new Map<string, string>();
+  // only string values are cached: converting another value may depend on the render
+  let cacheable = true;
   pairs.forEach((v, k) => {
     const key = String(k);
+    if (typeof v !== 'string') cacheable = false;
     if (key !== '') map.set(key, castStr(v));
   });
-  if (map.size === 0) return s;
   const keys = [...map.keys()].sort((a, b) => b.length - a.length);
-  const lengths = [...new Set(keys.map((k) => k.length))];
+  const table: StrtrTable = {
+    map,
+    lengths: [...new Set(keys.map((k) => k.length))],
+    starts: new RegExp(
+      `[${[...new Set(keys.map((k) => k.charCodeAt(0)))].map((c) => `\\u${c.toString(16).padStart(4, '0')}`).join('')}]`,
+      'g',
+    ),
+    cost: pairs.size >> 3,
+  };
+  if (cacheable) strtrTables.set(pairs, table);
+  return table;
+}
+
+/** PHP's strtr with an array: longest keys first, each position replaced at most once. */
+export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
+  const { map, lengths, starts } = strtrTable(pairs);
+  if (map.size === 0) return s;
+  // each position looked at costs one step per key length, as when every position was tried:
+  // positions = length - characters consumed beyond the first by matches
+  let skipped = 0;
   let out = '';
-  let i = 0;
-  outer: while (i < s.length) {
-    charge(lengths.length);
+  let runStart = 0;
+  starts.lastIndex = 0;
+  while (starts.test(s)) {
+    const at = starts.lastIndex - 1;
     for (const len of lengths) {
-      const piece = s.substr(i, len);
-      const rep = map.get(piece);
-      if (rep !== undefined && piece.length === len) {
-        out += rep;
+      if (at + len > s.length) continue;
+      const rep = map.get(len === 1 ? s[at]! : s.substr(at, len));
+      if (rep !== undefined) {
+        out += s.slice(runStart, at) + rep;
         if (out.length > 65536) st.checkString(out.length);
-        i += len;
-        continue outer;
+        runStart = at + len;
+        skipped += len - 1;
+        starts.lastIndex = runStart;
+        break;
       }
     }
-    out += s[i];
-    i++;
   }
+  charge((s.length - skipped) * lengths.length);
+  if (runStart === 0) return s;
+  out += s.slice(runStart);
   st.checkString(out.length);
   return out;
 }

@@ -142,8 +142,10 @@ function wallIn(ms: number, tz: string) {
 /**
  * Date strings seen recently that name an absolute instant (webhook timestamps repeat across
  * renders): the parse does not depend on "now", so string and default zone give the result.
+ * Kept by zone, then text, so a lookup builds no key string.
  */
-const parsedCache = new Map<string, { ms: number; tz: string; abbr: ZoneAbbr | undefined }>();
+const parsedCache = new Map<string, Map<string, { ms: number; tz: string; abbr: ZoneAbbr | undefined }>>();
+let parsedCount = 0;
 const PARSED_CACHE_MAX = 2048;
 
 function zoneOf(zone: ParsedZone): { tz: string; abbr?: ZoneAbbr } {
@@ -188,16 +190,24 @@ function isAbsolute(p: ParsedTime): boolean {
 /** `new DateTime($text, $defaultTz)`: the string's own zone if it names one. */
 function construct(st: RenderState, text: string): TwigDate {
   if (text === 'now') return new TwigDate(st.now, st.timezone);
-  const cacheKey = `${st.timezone}|${text}`;
-  const cached = parsedCache.get(cacheKey);
+  const cached = parsedCache.get(st.timezone)?.get(text);
   if (cached !== undefined) return new TwigDate(cached.ms, cached.tz, cached.abbr);
   const p = parse(st, text, 'DateTime::__construct()');
   const wall = fillHoles(p, wallIn(st.now, st.timezone));
   const zone = p.zone ? zoneOf(p.zone) : { tz: st.timezone };
   const ms = fromWall(relative(wall, p, text, 'DateTime::__construct()'), zone.tz);
   if (isAbsolute(p)) {
-    if (parsedCache.size >= PARSED_CACHE_MAX) parsedCache.clear();
-    parsedCache.set(cacheKey, { ms, tz: zone.tz, abbr: zone.abbr });
+    if (parsedCount >= PARSED_CACHE_MAX) {
+      parsedCache.clear();
+      parsedCount = 0;
+    }
+    let byText = parsedCache.get(st.timezone);
+    if (byText === undefined) {
+      byText = new Map();
+      parsedCache.set(st.timezone, byText);
+    }
+    byText.set(text, { ms, tz: zone.tz, abbr: zone.abbr });
+    parsedCount++;
   }
   return new TwigDate(ms, zone.tz, zone.abbr);
 }
@@ -262,7 +272,7 @@ const MONTHS = [
   'November',
   'December',
 ];
-const p2 = (n: number): string => String(n).padStart(2, '0');
+const p2 = (n: number): string => (n < 10 && n >= 0 ? `0${n}` : String(n));
 
 function isoWeek(y: number, m: number, d: number): { week: number; year: number } {
   const date = new Date(Date.UTC(y, m - 1, d));

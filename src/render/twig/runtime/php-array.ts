@@ -63,8 +63,14 @@ export class PhpArray extends TwigObject {
   private readonly mode: 0 | 1 | 2;
   private readonly items: readonly unknown[] | undefined;
   private readonly obj: Record<string, unknown> | undefined;
-  private readonly map: ReadonlyMap<Key, Value> | undefined;
+  /** Not readonly: LoopArray fills it on first use. */
+  protected map: ReadonlyMap<Key, Value> | undefined;
   private keyCache: Key[] | undefined;
+  /**
+   * Views of nested arrays and objects already asked for by key: a template reads `data.commits`
+   * or `commit.author` again and again, and each view would otherwise be a new object.
+   */
+  private kids: Map<Key, PhpArray> | undefined;
 
   constructor(
     mode: 0 | 1 | 2,
@@ -97,7 +103,7 @@ export class PhpArray extends TwigObject {
 
   /** First value without building the key list (false-y callers check undefined). */
   firstValue(): Value | undefined {
-    if (this.mode === 0) return this.items!.length > 0 ? fromJson(this.items![0]) : undefined;
+    if (this.mode === 0) return this.items!.length > 0 ? this.get(0) : undefined;
     const k = this.mode === 2 ? this.map!.keys().next().value : this.keys()[0];
     return k === undefined ? undefined : this.get(k);
   }
@@ -105,7 +111,7 @@ export class PhpArray extends TwigObject {
   lastValue(): Value | undefined {
     if (this.mode === 0) {
       const items = this.items!;
-      return items.length > 0 ? fromJson(items[items.length - 1]) : undefined;
+      return items.length > 0 ? this.get(items.length - 1) : undefined;
     }
     const keys = this.keys();
     const k = keys[keys.length - 1];
@@ -114,18 +120,32 @@ export class PhpArray extends TwigObject {
 
   /** The value at an already normalized key, or undefined when absent. */
   get(key: Key): Value | undefined {
+    let raw: unknown;
     if (this.mode === 0) {
       if (typeof key !== 'number') return undefined;
       const items = this.items!;
-      return key >= 0 && key < items.length ? fromJson(items[key]) : undefined;
+      if (!(key >= 0 && key < items.length)) return undefined;
+      raw = items[key];
+    } else if (this.mode === 2) {
+      return this.map!.get(key);
+    } else {
+      const obj = this.obj!;
+      const prop = typeof key === 'string' ? key : String(key);
+      // Own properties only: a JSON object view never answers from Object.prototype.
+      // keys arrive normalized, so a string key is never integer-like and maps to itself
+      if (!Object.hasOwn(obj, prop)) return undefined;
+      raw = obj[prop];
     }
-    if (this.mode === 2) return this.map!.get(key);
-    const obj = this.obj!;
-    const prop = typeof key === 'string' ? key : String(key);
-    // Own properties only: a JSON object view never answers from Object.prototype.
-    // keys arrive normalized, so a string key is never integer-like and maps to itself
-    if (!Object.hasOwn(obj, prop)) return undefined;
-    return fromJson(obj[prop]);
+    if (typeof raw !== 'object' || raw === null) return fromJson(raw);
+    let kid = this.kids?.get(key);
+    if (kid === undefined) {
+      const v = fromJson(raw);
+      if (!(v instanceof PhpArray)) return v;
+      kid = v;
+      if (this.kids === undefined) this.kids = new Map();
+      this.kids.set(key, kid);
+    }
+    return kid;
   }
 
   has(key: Key): boolean {
