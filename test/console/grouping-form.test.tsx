@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fieldText, groupingBody, groupingForm, t } from '../../console/src/grouping-form.ts';
+import { fieldText, type GroupingForm, groupingBody, groupingForm, t } from '../../console/src/grouping-form.ts';
 import { LANGS, lang } from '../../console/src/i18n.ts';
 import { PipeGroupingPanel } from '../../console/src/ui/pipe-grouping.tsx';
 import { html, textOf } from './html.ts';
@@ -29,7 +29,7 @@ describe('the grouping form', () => {
   });
 
   it('refuses what the server would, naming the field', () => {
-    const f = { ...groupingForm(null), mode: 'throttle' as const };
+    const f: GroupingForm = { ...groupingForm(null), mode: 'throttle' };
     const field = (x: typeof f) => {
       const r = groupingBody('p1', x);
       return r.ok ? null : r.field;
