@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fieldText, type GroupingForm, groupingBody, groupingForm, t } from '../../console/src/grouping-form.ts';
+import {
+  fieldText,
+  type GroupingForm,
+  groupingBody,
+  groupingForm,
+  t,
+} from '../../console/src/grouping-form.ts';
 import { LANGS, lang } from '../../console/src/i18n.ts';
 import { PipeGroupingPanel } from '../../console/src/ui/pipe-grouping.tsx';
 import { html, textOf } from './html.ts';
