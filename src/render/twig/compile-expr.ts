@@ -235,7 +235,8 @@ export class ExprCompiler {
     // a literal of constants is built once: arrays are immutable, so every render may share it
     // (a replace table or an `in` list in a loop costs nothing after the first build)
     try {
-      const v = fn({ vars: new Map(), st: undefined as unknown as RenderState });
+      // constants raise no warning: the guard's check of unplaced warnings is all a state is asked
+      const v = fn({ vars: new Map(), st: { unplaced: 0 } as unknown as RenderState });
       return () => v;
     } catch {
       return fn;
