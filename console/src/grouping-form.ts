@@ -92,6 +92,11 @@ export const t = translator({
     badKey: '请填写分组键模板（最多 1000 个字符）。',
     badWindow: '窗口是 1 到 86400 之间的整数秒。',
     badLimit: '条数是 1 到 1000 之间的整数。',
+    fact: '{mode}，分组键 {key}，窗口 {window} 秒',
+    factLimit: '，每个窗口 {n} 条',
+    updateShort: '原地更新',
+    digestShort: '汇总',
+    throttleShort: '限流',
   },
   'en-US': {
     heading: 'Grouping (alert storms)',
@@ -113,8 +118,20 @@ export const t = translator({
     badKey: 'Give the group key template (at most 1000 characters).',
     badWindow: 'The window is a whole number of seconds from 1 to 86400.',
     badLimit: 'The limit is a whole number from 1 to 1000.',
+    fact: '{mode} by {key}, {window} s windows',
+    factLimit: ', {n} per window',
+    updateShort: 'Update in place',
+    digestShort: 'Digest',
+    throttleShort: 'Throttle',
   },
 });
+
+/** The pipe's grouping in a line, for its details: `digest by {{ data.groupKey }}, 60 s windows`. */
+export function groupingText(g: PipeGrouping | null | undefined): string {
+  if (!g) return t('none');
+  const limit = g.mode === 'throttle' ? t('factLimit', { n: String(g.limit ?? 0) }) : '';
+  return t('fact', { mode: t(`${g.mode}Short`), key: g.key, window: String(g.window_s) }) + limit;
+}
 
 export const fieldText = (field: GroupingField): string =>
   t(({ key: 'badKey', window: 'badWindow', limit: 'badLimit' } as const)[field]);

@@ -321,6 +321,17 @@ describe('connect a sender', () => {
       window_s: 60,
       limit: null,
     });
+    await expect
+      .poll(() => fact(page, 'Grouping').textContent())
+      .toBe('Digest by {{ data.version }}, 60 s windows');
+    // The latest deliveries come right after the details, before the settings panels.
+    const headings = await page.locator('h2').evaluateAll((hs) => hs.map((h) => h.textContent ?? ''));
+    expect(headings.filter((n) => ['Latest deliveries', 'Template and routing'].includes(n))).toEqual([
+      'Latest deliveries',
+      'Template and routing',
+    ]);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await screenshot(page, 'pipe-routing-phone');
     await context.close();
   }, 120_000);
 });

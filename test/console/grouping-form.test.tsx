@@ -4,6 +4,7 @@ import {
   type GroupingForm,
   groupingBody,
   groupingForm,
+  groupingText,
   t,
 } from '../../console/src/grouping-form.ts';
 import { LANGS, lang } from '../../console/src/i18n.ts';
@@ -50,6 +51,17 @@ describe('the grouping form', () => {
     expect(field({ ...f, limit: '1001' })).toBe('limit');
     // A digest has no limit to check.
     expect(field({ ...f, mode: 'digest', limit: 'x' })).toBeNull();
+  });
+
+  it('says a grouping in a line for the details', () => {
+    lang.value = 'en-US';
+    expect(groupingText(null)).toBe('None (each message sent on its own)');
+    expect(groupingText({ key: '{{ data.groupKey }}', mode: 'digest', window_s: 60, limit: null })).toBe(
+      'Digest by {{ data.groupKey }}, 60 s windows',
+    );
+    expect(groupingText({ key: 'k', mode: 'throttle', window_s: 300, limit: 5 })).toBe(
+      'Throttle by k, 300 s windows, 5 per window',
+    );
   });
 
   it('says each refusal in both languages', () => {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { eventSourceText, routedEvents, signatureText } from '../connect-model.ts';
 import { type Delivery, deliveriesPath, type ListPage, statusLabel } from '../deliveries.ts';
+import { groupingText } from '../grouping-form.ts';
 import { formatNumber, formatTime, translator } from '../i18n.ts';
 import { takeIssued } from '../issued.ts';
 import {
@@ -92,6 +93,7 @@ const t = translator({
     noPreset: '无',
     eventSource: '事件来源',
     routes: '路由',
+    grouping: '分组',
     answered: '只应答，不发送',
     noRoutes: '没有路由。',
     byEvent: '按事件选模板（见「路由」）；其他事件只应答、不发送',
@@ -152,6 +154,7 @@ const t = translator({
     noPreset: 'None',
     eventSource: 'Event source',
     routes: 'Routes',
+    grouping: 'Grouping',
     answered: 'answered, not posted',
     noRoutes: 'No routes.',
     byEvent: 'A template per event (see Routes); other events are answered, not posted',
@@ -364,6 +367,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
                 </dd>
               </>
             )}
+            <dt>{t('grouping')}</dt>
+            <dd>{groupingText(pipe.grouping)}</dd>
             <dt>{t('rateInForce')}</dt>
             <dd>
               {t('rateValue', {
@@ -380,6 +385,8 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
         <PipeSettings pipe={pipe} onSaved={loaded.reload} />
       </div>
 
+      <LatestDeliveries pipeId={pipe.id} />
+
       <PipeRouting key={pipe.id} pipe={pipe} onSaved={loaded.reload} />
 
       <PipeGroupingPanel key={pipe.id} pipe={pipe} onSaved={loaded.reload} />
@@ -392,8 +399,6 @@ export default function PipeScreen(props: { params: Record<string, string> }) {
       </section>
 
       <PipeCaptures pipe={pipe} onChanged={loaded.reload} />
-
-      <LatestDeliveries pipeId={pipe.id} />
 
       <Confirm
         open={confirm === 'rotate'}
