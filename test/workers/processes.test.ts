@@ -239,10 +239,6 @@ describe('worker processes', () => {
     const b = startWorker();
     running.push(a, b);
     await Promise.all([started(a), started(b)]);
-    // The relay runs in this process: while its event loop is held up (a loaded machine), requests
-    // wait in the kernel and are stamped together when it resumes. The beats show such stalls.
-    const beats: number[] = [Date.now()];
-    const beating = setInterval(() => beats.push(Date.now()), 10);
     const ids = await Promise.all(
       Array.from({ length: 60 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
     );
@@ -252,21 +248,12 @@ describe('worker processes', () => {
         interval: 100,
       })
       .toBe(60);
-    clearInterval(beating);
     const times = relay.requests.map((r) => r.at).sort((x, y) => x - y);
     expect(times).toHaveLength(60);
-    // Arrivals stamped just as the loop came back from a stall of over 200 ms arrived at some
-    // unknown time during it: judged are the others (all of them on a quiet machine).
-    const stalls = beats.slice(1).flatMap((t, i) => (t - (beats[i] as number) > 200 ? [t] : []));
-    const judged = times.filter((t) => !stalls.some((end) => t >= end - 5 && t <= end + 100));
-    expect(judged.length).toBeGreaterThanOrEqual(30);
     // burst 5 + rate 10 per second, judged on the relay's arrival times over every window (not
     // on sends per second of the test's clock); arrival can bunch up by the dispatch's jitter
     // after the token was taken, so 250 ms of it (2.5 tokens) is allowed.
-    expect(
-      overBucket(judged, { capacity: 5, perSecond: 10 }, 250),
-      JSON.stringify({ times, stalls }),
-    ).toBeNull();
+    expect(overBucket(times, { capacity: 5, perSecond: 10 }, 250), JSON.stringify(times)).toBeNull();
     // All 60 took at least (60 - burst 5) / rate 10 = 5.5 s, less 250 ms of dispatch jitter: a
     // faster refill, a bigger burst or a budget counted per process would have sent them sooner.
     expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(5_500 - 250);
