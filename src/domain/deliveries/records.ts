@@ -91,8 +91,9 @@ export function deliveryEvent(stage: DeliveryStage, at: number, fields: EventFie
 }
 
 /** Writes a transition: the record's new fields and its history entry, in one write. */
+/** The record's updated_at is its event's instant: one clock read, so the two never differ. */
 const save = (deps: Deps, ids: DeliveryIds, changes: DeliveryChanges, event: DeliveryEvent) =>
-  deps.store.deliveries.save(ids.msg_id, recordIds(ids), changes, deps.now(), event, ids.accepted_at);
+  deps.store.deliveries.save(ids.msg_id, recordIds(ids), changes, event.at, event, ids.accepted_at);
 
 export function getDelivery(deps: Deps, msgId: string): Promise<DeliveryRecord | null> {
   return deps.store.deliveries.get(msgId);
