@@ -24,7 +24,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** How long a web or worker process may take to start (tsx compiles the sources; the machine may be busy). */
+/** How long a web or worker process may take to start (the machine may be busy). */
 const START_TIMEOUT_MS = 120_000;
 
 export interface Stack {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { builtEntry } from './built-tree.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,13 +13,14 @@ export interface Proc {
 }
 
 /**
- * Starts `src/bin/<entry>.ts` as `node --import tsx ...`, so that signals reach the process itself
- * (the tsx CLI would put a wrapper process in between).
+ * Starts `src/bin/<entry>.ts`, compiled (helpers/built-tree.ts), as `node <entry>.js`, so that
+ * signals reach the process itself.
  */
 export function startEntry(entry: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/bin/${entry}.ts`], {
+  const built = builtEntry(entry);
+  const child = spawn(process.execPath, built.args, {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...built.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];

@@ -3,14 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
+import { builtEntry } from '../helpers/built-tree.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import { createPipe, createTemplate, createWorld, sendPipe } from './helpers.js';
 
 /**
  * Storm control across worker processes (issue 20): 1,000 alerts in 10 groups within one digest
  * window, two worker processes, one SIGKILLed while folding and another while the digests go
- * out: exactly 10 digests, every alert in exactly one of them. The workers run as
- * `node --import tsx ...` (test/workers/processes.test.ts says why).
+ * out: exactly 10 digests, every alert in exactly one of them. The workers run from the
+ * compiled tree (test/workers/processes.test.ts says why).
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,10 +39,12 @@ function startWorker(): Proc {
   const prefix = app.config.redisPrefix;
   const mongo = new URL(app.config.mongoUrl);
   mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+  const built = builtEntry('worker');
+  const child = spawn(process.execPath, built.args, {
     cwd: root,
     env: {
       ...process.env,
+      ...built.env,
       MONGO_URL: mongo.toString(),
       REDIS_PREFIX: prefix,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,

@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { sentLogKey } from '../../src/redis/keys.js';
+import { builtEntry } from '../helpers/built-tree.js';
 import { overBucket } from '../helpers/rate.js';
+import { startRelayProcess } from '../helpers/relay-process.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import {
@@ -20,8 +22,8 @@ import {
 } from './helpers.js';
 
 /**
- * Worker processes killed, stopped and run side by side. They run as `node --import tsx ...`:
- * through the tsx CLI a SIGKILL would reach only the wrapper and leave the real worker running.
+ * Worker processes killed, stopped and run side by side. They run as `node worker.js` from the
+ * compiled tree (helpers/built-tree.ts), so that a SIGKILL reaches the worker itself.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,10 +40,12 @@ function startWorker(env: Record<string, string> = {}): Proc {
   const prefix = app.config.redisPrefix;
   const mongo = new URL(app.config.mongoUrl);
   mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+  const built = builtEntry('worker');
+  const child = spawn(process.execPath, built.args, {
     cwd: root,
     env: {
       ...process.env,
+      ...built.env,
       MONGO_URL: mongo.toString(),
       REDIS_PREFIX: prefix,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
@@ -68,6 +72,9 @@ const statuses = async (ids: readonly string[]) =>
   Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
 
 const running: Proc[] = [];
+
+/** A killed worker's jobs are taken over once its locks lapse: within about LOCK + 2 x STALLED. */
+const SHORT_LOCKS = { LOCK_DURATION_MS: '3000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '2500' };
 
 beforeAll(async () => {
   app = await startTestApp('worker_processes');
@@ -123,14 +130,15 @@ describe('worker processes', () => {
       ids.push(await sendPipe(app, relayPipe.token, { content: `r${i}` }));
     }
     // Only `a` runs at first; it is killed while the relay is holding one of its requests, so
-    // it dies with jobs in flight for certain. Then `b` starts and must finish everything.
-    const a = startWorker();
+    // it dies with jobs in flight for certain. Then `b` starts and must finish everything. Short
+    // locks: the dead worker's jobs are taken over within about 4 s instead of 25.
+    const a = startWorker(SHORT_LOCKS);
     running.push(a);
     await started(a);
     await expect.poll(() => relay.requests.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(0);
     a.child.kill('SIGKILL');
     expect(await a.exited).toBeNull(); // killed by the signal, not exited
-    const b = startWorker();
+    const b = startWorker(SHORT_LOCKS);
     running.push(b);
     await started(b);
 
@@ -226,9 +234,10 @@ describe('worker processes', () => {
   }, 90_000);
 
   it('two workers share one bot limit: the relay never sees more than burst + rate x t', async () => {
-    relay.requests.length = 0;
-    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
-    const w = await createRelayWorld(app, relay.url, {
+    // The relay stamps arrivals in a process of its own (helpers/relay-process.ts says why).
+    const ownRelay = await startRelayProcess();
+    onTestFinished(() => ownRelay.close());
+    const w = await createRelayWorld(app, ownRelay.url, {
       name: 'shared limit bot',
       upstream_token: 'tok-shared',
       rate_capacity: 5,
@@ -248,7 +257,7 @@ describe('worker processes', () => {
         interval: 100,
       })
       .toBe(60);
-    const times = relay.requests.map((r) => r.at).sort((x, y) => x - y);
+    const times = (await ownRelay.arrivals()).map((r) => r.at).sort((x, y) => x - y);
     expect(times).toHaveLength(60);
     // burst 5 + rate 10 per second, judged on the relay's arrival times over every window (not
     // on sends per second of the test's clock); arrival can bunch up by the dispatch's jitter

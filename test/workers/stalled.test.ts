@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { MAX_STALLED_COUNT, type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { builtEntry } from '../helpers/built-tree.js';
 import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
 
@@ -10,8 +11,8 @@ import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRela
  * A message whose worker dies every time (SIGKILL while the relay holds its request) fails with
  * reason STALLED once it has stalled more than MAX_STALLED_COUNT times, and is never delivered.
  * Short locks (LOCK_DURATION_MS, STALLED_INTERVAL_MS) let a killed worker's job be taken over in
- * about a second. Workers run as `node --import tsx`: through the tsx CLI a SIGKILL would reach
- * only the wrapper and leave the real worker running.
+ * about a second. Workers run as `node worker.js` from the compiled tree, so that a SIGKILL
+ * reaches the worker itself.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const TIMINGS = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '1500' };
@@ -24,10 +25,12 @@ const children: ChildProcess[] = [];
 function spawnWorker(): { child: ChildProcess; out: string[]; exited: Promise<NodeJS.Signals | null> } {
   const mongo = new URL(app.config.mongoUrl);
   mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
+  const built = builtEntry('worker');
+  const child = spawn(process.execPath, built.args, {
     cwd: root,
     env: {
       ...process.env,
+      ...built.env,
       ...TIMINGS,
       MONGO_URL: mongo.toString(),
       REDIS_PREFIX: app.config.redisPrefix,

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { type Job, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,6 +7,7 @@ import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { processPipeJob } from '../../src/workers/delivery/process-message.js';
 import { waitOutDependencyErrors } from '../../src/workers/recovery/dependency-wait.js';
 import { overBucket } from '../helpers/rate.js';
+import { type RelayProcess, startRelayProcess } from '../helpers/relay-process.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   createPipe,
@@ -40,32 +40,8 @@ let web: TestApp;
 const apps: TestApp[] = [];
 const closers: Array<() => Promise<unknown>> = [];
 const silent = createLogger('error', () => {});
-/**
- * The relay stand-in runs in a process of its own, so that its clock reads arrivals as they come
- * and not when this process's event loop (busy with two worker instances) gets to them.
- */
-const RELAY = `
-const http = require('node:http');
-const arrivals = [];
-const server = http.createServer((req, res) => {
-  let text = '';
-  req.on('data', (d) => { text += d; });
-  req.on('end', () => {
-    const at = Date.now();
-    if (req.method === 'GET') { res.end(JSON.stringify(arrivals)); return; }
-    const nonce = JSON.parse(text).nonce;
-    arrivals.push({ nonce, at });
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ code: 0, message: 'ok', data: { msg_id: 'up-' + nonce } }));
-  });
-});
-server.keepAliveTimeout = 60000;
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-`;
-let relayUrl = '';
-let relayProcess: ChildProcess;
-const arrivals = async (): Promise<Array<{ nonce: string; at: number }>> =>
-  (await fetch(`${relayUrl}/arrivals`)).json() as Promise<Array<{ nonce: string; at: number }>>;
+let relay: RelayProcess;
+const arrivals = () => relay.arrivals();
 
 /** One worker instance on `app`'s resources: the worker's own parts and a BullMQ worker. */
 async function startInstance(app: TestApp): Promise<void> {
@@ -85,16 +61,12 @@ async function startInstance(app: TestApp): Promise<void> {
 beforeAll(async () => {
   web = await startTestApp('upstream_rate');
   apps.push(web, await startTestApp('upstream_rate', {}, { sharedWith: web }));
-  relayProcess = spawn(process.execPath, ['-e', RELAY], { stdio: ['ignore', 'pipe', 'inherit'] });
-  closers.push(async () => relayProcess.kill('SIGKILL'));
-  const port = await new Promise<string>((resolve) =>
-    relayProcess.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim())),
-  );
-  relayUrl = `http://127.0.0.1:${port}`;
+  relay = await startRelayProcess();
+  closers.push(() => relay.close());
   for (const app of apps) await startInstance(app);
   // Warm: both instances have keep-alive connections to the relay, and their first request's
   // one-off costs (a connection, code run for the first time: 90-130 ms here) are behind them.
-  const warm = await createRelayWorld(web, relayUrl, { name: 'warm-up bot', upstream_token: 'tok-warm' });
+  const warm = await createRelayWorld(web, relay.url, { name: 'warm-up bot', upstream_token: 'tok-warm' });
   const warmPipe = await createPipe(web, warm);
   const warmIds = await Promise.all(
     Array.from({ length: 32 }, (_, i) => sendPipe(web, warmPipe.token, { content: `warm ${i}` })),
@@ -146,7 +118,7 @@ async function outcomes(ids: readonly string[]): Promise<SentOutcome[]> {
 
 describe(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
   it('the relay receives no more than capacity + rate x t in any window, by its own clock', async () => {
-    const w = await createRelayWorld(web, relayUrl, {
+    const w = await createRelayWorld(web, relay.url, {
       name: 'upstream rate relay bot',
       upstream_token: 'tok-rate',
       rate_capacity: CAPACITY,
