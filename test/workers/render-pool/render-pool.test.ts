@@ -21,6 +21,15 @@ const pool = (size: number, hardTimeoutMs?: number) => {
   pools.push(p);
   return p;
 };
+/**
+ * One thread for the tests that only render (each thread loads the render code through tsx: about
+ * a second of CPU); the tests that stop, kill or close threads make their own.
+ */
+let sharedThread: RenderPool | undefined;
+const sharedPool = (): RenderPool => {
+  sharedThread ??= pool(1);
+  return sharedThread;
+};
 afterAll(async () => {
   for (const p of pools) await p.close();
 });
@@ -51,7 +60,7 @@ const errorOf = async (p: Promise<unknown>): Promise<unknown> =>
 describe('render pool', () => {
   it('renders the GitLab push card on a thread byte-identical to the main thread', async () => {
     const t = task(fixture('push-card.json.twig'), fixture('push-large.json'), 2, 'gitlab:1');
-    const threaded = await pool(1).render(t);
+    const threaded = await sharedPool().render(t);
     const inline = await pool(0).render(t);
     expect(threaded.type).toBe(10);
     expect(threaded.content.length).toBeGreaterThan(10_000);
@@ -63,7 +72,7 @@ describe('render pool', () => {
 
   it("answers the render's warnings from a thread as the main thread does", async () => {
     const t = task('{{ data.tags }} {{ data.n * 2 }}', '{"tags":["a"],"n":"4 items"}', 1, 'warn:1');
-    const threaded = await pool(1).render(t);
+    const threaded = await sharedPool().render(t);
     expect(threaded).toEqual(await pool(0).render(t));
     expect(threaded.content).toBe('Array 8');
     expect(threaded.warnings).toEqual([
@@ -81,9 +90,9 @@ describe('render pool', () => {
     expect(written.input_encoding).toBe('deflate-base64');
     const packed = { ...t, input: written.input, inputEncoding: written.input_encoding };
     const b64 = { ...t, input: Buffer.from(text).toString('base64'), inputEncoding: 'base64' as const };
-    const fromText = await pool(1).render(t);
+    const fromText = await sharedPool().render(t);
     for (const job of [packed, b64]) {
-      expect(await pool(1).render(job)).toEqual(fromText);
+      expect(await sharedPool().render(job)).toEqual(fromText);
       expect(await pool(0).render(job)).toEqual(fromText);
     }
     expect(fromText.content).toContain(JSON.parse(text).commits[0].message.split('\n')[0]);
@@ -95,7 +104,7 @@ describe('render pool', () => {
       input: 'bm90IGRlZmxhdGU=',
       inputEncoding: 'deflate-base64' as const,
     };
-    for (const p of [pool(1), pool(0)]) {
+    for (const p of [sharedPool(), pool(0)]) {
       const err = await errorOf(p.render(corrupt));
       expect(err).toBeInstanceOf(DeliveryError);
       expect((err as DeliveryError).reason).toBe('INPUT_INVALID');
@@ -107,13 +116,13 @@ describe('render pool', () => {
 
   it('keeps integer-like key order (PHP json_decode) on the thread', async () => {
     const t = task('{% for k, v in data %}{{ k }}={{ v }};{% endfor %}', '{"b":"x","10":"y","2":"z"}');
-    expect((await pool(1).render(t)).content).toBe('b=x;10=y;2=z;');
+    expect((await sharedPool().render(t)).content).toBe('b=x;10=y;2=z;');
   });
 
   it('brings render errors back with their catalogue key, code and data', async () => {
     const source = 'line one\n{{ data.when|date("Y") }}';
     const input = '{"when":"not a date"}';
-    const threaded = await errorOf(pool(1).render(task(source, input)));
+    const threaded = await errorOf(sharedPool().render(task(source, input)));
     const inline = await errorOf(pool(0).render(task(source, input)));
     expect(threaded).toBeInstanceOf(HeraldError);
     const [a, b] = [threaded as HeraldError, inline as HeraldError];
@@ -129,7 +138,7 @@ describe('render pool', () => {
   });
 
   it('answers input that is not JSON as a permanent INPUT_INVALID failure', async () => {
-    const err = await errorOf(pool(1).render(task('{{ data }}', '{"broken"')));
+    const err = await errorOf(sharedPool().render(task('{{ data }}', '{"broken"')));
     expect(err).toBeInstanceOf(DeliveryError);
     expect((err as DeliveryError).reason).toBe('INPUT_INVALID');
   });
