@@ -1,0 +1,278 @@
+/**
+ * `npm run soak:chaos`: issue 22's chaos run. 2 web and 3 worker processes on the Redis that the
+ * environment names (REDIS_MODE, REDIS_URL, REDIS_SENTINELS ..., as the processes read them),
+ * CHAOS_MESSAGES messages across CHAOS_BOTS bots, each bot held to its own small bucket; a
+ * worker is SIGKILLed CHAOS_KILLS times (and replaced) and, on a cluster or behind Sentinel,
+ * the Redis master is failed over once, all while messages are being sent. It prints accepted,
+ * refused (ingest answers other than 200: during a failover these are 503s the sender may
+ * retry), sent, lost (accepted and never at the relay), duplicates (nonces the relay saw twice)
+ * and each bot's worst window against capacity + rate x t at the relay, then a verdict line.
+ *
+ * The relay is bench/lib/relay-recorder.ts (its own process, its own clock). Set-up (bots,
+ * pipes) goes through an app in this process on a fresh database and prefix, dropped at the end.
+ *
+ * Environment: CHAOS_MESSAGES (5000), CHAOS_BOTS (50), CHAOS_KILLS (3), CHAOS_FAILOVER (1 on a
+ * cluster or behind Sentinel, else 0), CHAOS_BOT_CAPACITY (10), CHAOS_BOT_RATE (per second, 20),
+ * CHAOS_DRAIN_TIMEOUT_MS (180000).
+ */
+
+import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
+import { overBucket } from '../test/helpers/rate.js';
+import { freePort } from '../test/helpers/spawn.js';
+import { startTestApp, TEST_ADMIN_TOKEN } from '../test/helpers/test-app.js';
+import { createPipe, createRelayWorld } from '../test/workers/helpers.js';
+import { type BenchProcess, procfileNodeFlags, spawnProcess } from './lib/processes.js';
+
+const bounded = (name: string, fallback: number, min: number, max: number): number => {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(v) || v < min || v > max) throw new Error(`${name} must be ${min}..${max}`);
+  return v;
+};
+const MODE = process.env.REDIS_MODE ?? 'standalone';
+const MESSAGES = bounded('CHAOS_MESSAGES', 5000, 1, 1_000_000);
+const BOTS = bounded('CHAOS_BOTS', 50, 1, 10_000);
+const KILLS = bounded('CHAOS_KILLS', 3, 0, 100);
+const FAILOVERS = bounded('CHAOS_FAILOVER', MODE === 'standalone' ? 0 : 1, 0, 1);
+const CAPACITY = bounded('CHAOS_BOT_CAPACITY', 10, 1, 1_000_000);
+const PER_SECOND = bounded('CHAOS_BOT_RATE', 20, 1, 1_000_000);
+const DRAIN_TIMEOUT_MS = bounded('CHAOS_DRAIN_TIMEOUT_MS', 180_000, 1000, 3_600_000);
+const WEBS = 2;
+const WORKERS = 3;
+/** Requests the sender keeps open at most. */
+const MAX_IN_FLIGHT = 64;
+/** Slack for the request between the budget's answer and the relay's clock, in ms of refill. */
+const SLACK_MS = 100;
+
+const t0 = Date.now();
+const since = (at: number): string => `${((at - t0) / 1000).toFixed(1)} s`;
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+/** Fails the Redis master over once: CLUSTER FAILOVER on a replica, or SENTINEL FAILOVER. */
+async function failOver(): Promise<string> {
+  if (MODE === 'sentinel') {
+    const [host, port] = (process.env.REDIS_SENTINELS ?? '').split(',')[0]?.split(':') ?? [];
+    const name = process.env.REDIS_SENTINEL_NAME ?? 'herald';
+    const sentinel = new Redis({ host, port: Number(port), lazyConnect: true });
+    try {
+      await sentinel.connect();
+      const before = await sentinel.call('SENTINEL', 'get-master-addr-by-name', name);
+      await sentinel.call('SENTINEL', 'FAILOVER', name);
+      return `SENTINEL FAILOVER ${name} (master was ${(before as string[]).join(':')})`;
+    } finally {
+      sentinel.disconnect();
+    }
+  }
+  // Cluster: the first seed's view of the nodes; a replica takes over from its master.
+  const seed = new URL((process.env.REDIS_URL ?? 'redis://127.0.0.1:7000').split(',')[0] as string);
+  const probe = new Redis({ host: seed.hostname, port: Number(seed.port), lazyConnect: true });
+  try {
+    await probe.connect();
+    const nodes = String(await probe.call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
+    const replica = nodes.find((n) => (n[2] ?? '').includes('slave'));
+    if (replica === undefined) throw new Error('the cluster has no replica to fail over to');
+    const [host, rest] = (replica[1] as string).split(':') as [string, string];
+    const node = new Redis({ host, port: Number(rest.split('@')[0]), lazyConnect: true });
+    try {
+      await node.connect();
+      await node.call('CLUSTER', 'FAILOVER');
+      return `CLUSTER FAILOVER on replica ${replica[1]} of ${replica[3]}`;
+    } finally {
+      node.disconnect();
+    }
+  } finally {
+    probe.disconnect();
+  }
+}
+
+interface Arrival {
+  readonly nonce: string;
+  readonly at: number;
+}
+const relay = await spawnProcess('bench/lib/relay-recorder.ts', {}, 'ready');
+const relayUrl = `http://127.0.0.1:${/ready (\d+)/.exec(relay.output())?.[1]}`;
+const arrivals = async (): Promise<Arrival[]> =>
+  ((await (await fetch(`${relayUrl}/arrivals`)).json()) as { arrivals: Arrival[] }).arrivals;
+const loadAtStart = loadavg()[0] as number;
+
+const app = await startTestApp('soak_chaos', { LOG_LEVEL: 'warn' });
+const webs: BenchProcess[] = [];
+const workers: BenchProcess[] = [];
+try {
+  const pipes: string[] = [];
+  for (let b = 0; b < BOTS; b++) {
+    const world = await createRelayWorld(app, relayUrl, {
+      name: `chaos bot ${b}`,
+      upstream_token: `chaos-token-${b}`,
+      rate_capacity: CAPACITY,
+      rate_per_second: PER_SECOND,
+    });
+    pipes.push(
+      (await createPipe(app, world, { rate_limit: { capacity: 100_000, per_second: 100_000 } })).token,
+    );
+  }
+
+  const mongo = new URL(app.config.mongoUrl);
+  mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
+  const common = {
+    MONGO_URL: mongo.toString(),
+    REDIS_PREFIX: app.config.redisPrefix,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+  };
+  const workerEnv = {
+    ...common,
+    METRICS_PORT: '0',
+    WORKER_CONCURRENCY: '16',
+    LOCK_DURATION_MS: '3000',
+    STALLED_INTERVAL_MS: '1000',
+    RELAY_TIMEOUT_MS: '2000',
+    SENT_LOG_CLAIM_IDLE_MS: '2000',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  };
+  const startWorker = () =>
+    spawnProcess('src/bin/worker.ts', workerEnv, '"worker started"', procfileNodeFlags('worker'));
+  const webUrls: string[] = [];
+  for (let i = 0; i < WEBS; i++) {
+    const port = await freePort();
+    webs.push(
+      await spawnProcess(
+        'src/bin/web.ts',
+        { ...common, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` },
+        '"listening"',
+        procfileNodeFlags('web'),
+      ),
+    );
+    webUrls.push(`http://127.0.0.1:${port}`);
+  }
+  workers.push(...(await Promise.all(Array.from({ length: WORKERS }, startWorker))));
+  console.log(
+    `soak:chaos on ${MODE}: ${WEBS} web and ${WORKERS} worker processes, ${fmt(MESSAGES)} messages over ${BOTS} bots (each ${CAPACITY} + ${PER_SECOND}/s), ${KILLS} SIGKILLs, ${FAILOVERS} failover`,
+  );
+
+  // --- The sender: every message once, round robin over bots and web processes.
+  const botOf = new Map<string, number>();
+  const refusals = new Map<string, number>();
+  let next = 0;
+  const sendStart = Date.now();
+  const sendOne = async (n: number): Promise<void> => {
+    const bot = n % BOTS;
+    const url = `${webUrls[n % WEBS]}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(pipes[bot] as string)}`;
+    try {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ content: `chaos ${n}` }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      const body = (await r.json()) as { code?: number; data?: { msg_id?: string } };
+      if (r.status === 200 && body.data?.msg_id) botOf.set(body.data.msg_id, bot);
+      else refusals.set(`${r.status} ${body.code}`, (refusals.get(`${r.status} ${body.code}`) ?? 0) + 1);
+    } catch (err) {
+      const why = err instanceof Error ? err.name : 'error';
+      refusals.set(why, (refusals.get(why) ?? 0) + 1);
+    }
+  };
+  const sender = (async () => {
+    const lanes = Array.from({ length: MAX_IN_FLIGHT }, async () => {
+      while (next < MESSAGES) await sendOne(next++);
+    });
+    await Promise.all(lanes);
+  })();
+
+  // --- The chaos: kills and the failover spread over the sending, at fractions of the messages.
+  const events: Array<{ at: number; what: string }> = [];
+  const steps: Array<{ share: number; act: () => Promise<string> }> = [];
+  for (let k = 0; k < KILLS; k++) {
+    steps.push({
+      share: (k + 1) / (KILLS + 2),
+      act: async () => {
+        const victim = workers.shift() as BenchProcess;
+        await victim.kill();
+        const started = Date.now();
+        workers.push(await startWorker());
+        return `SIGKILL worker ${victim.pid}; replacement ready in ${Date.now() - started} ms`;
+      },
+    });
+  }
+  if (FAILOVERS > 0) steps.push({ share: (KILLS + 1.5) / (KILLS + 2), act: failOver });
+  steps.sort((a, b) => a.share - b.share);
+  for (const step of steps) {
+    while (next < MESSAGES * step.share) await new Promise((r) => setTimeout(r, 20));
+    const at = Date.now();
+    events.push({ at, what: await step.act() });
+    console.error(`${since(at)}: ${(events.at(-1) as { what: string }).what} (sent so far ${next})`);
+  }
+  await sender;
+  const sendEnd = Date.now();
+
+  // --- Until every accepted message reached the relay (or the drain timeout).
+  const accepted = [...botOf.keys()];
+  let seen: Arrival[] = [];
+  for (;;) {
+    seen = await arrivals();
+    const unique = new Set(seen.map((a) => a.nonce));
+    if (accepted.every((id) => unique.has(id)) || Date.now() - sendEnd > DRAIN_TIMEOUT_MS) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const drained = Date.now();
+
+  // --- The report.
+  const perNonce = new Map<string, number[]>();
+  for (const a of seen) perNonce.set(a.nonce, [...(perNonce.get(a.nonce) ?? []), a.at]);
+  const missing = accepted.filter((id) => !perNonce.has(id));
+  const missingStatus = new Map<string, number>();
+  for (const id of missing) {
+    const status = (await app.res.store.deliveries.get(id))?.status ?? 'no record';
+    missingStatus.set(status, (missingStatus.get(status) ?? 0) + 1);
+  }
+  const failed = missingStatus.get('failed') ?? 0;
+  const lost = missing.length - failed;
+  const duplicates = [...perNonce.values()].filter((list) => list.length > 1).length;
+  const byBot = new Map<number, number[]>();
+  for (const [nonce, list] of perNonce) {
+    const bot = botOf.get(nonce);
+    if (bot !== undefined) byBot.set(bot, [...(byBot.get(bot) ?? []), list[0] as number]);
+  }
+  let breaches = 0;
+  let worst = '';
+  for (const [bot, times] of byBot) {
+    const over = overBucket(times, { capacity: CAPACITY, perSecond: PER_SECOND }, SLACK_MS);
+    if (over) {
+      breaches++;
+      worst ||= `bot ${bot}: ${over.sends} sends within ${over.withinMs} ms (allowed ${over.allowed})`;
+    }
+  }
+  const refused = [...refusals.values()].reduce((a, b) => a + b, 0);
+  console.log(
+    `load average (1 min): ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] as number).toFixed(1)} at the end`,
+  );
+  console.log(
+    `sending took ${((sendEnd - sendStart) / 1000).toFixed(1)} s; drained ${((drained - sendEnd) / 1000).toFixed(1)} s after`,
+  );
+  for (const e of events) console.log(`  ${since(e.at)}: ${e.what}`);
+  console.log(`accepted: ${fmt(accepted.length)} of ${fmt(MESSAGES)}`);
+  console.log(
+    `refused at ingest: ${fmt(refused)}${refused ? ` (${[...refusals].map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}`,
+  );
+  console.log(`sent (at the relay): ${fmt(accepted.length - missing.length)}`);
+  console.log(
+    `not at the relay: ${missing.length}${missing.length ? ` (${[...missingStatus].map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}`,
+  );
+  console.log(`lost: ${lost}`);
+  console.log(`duplicates: ${duplicates}`);
+  console.log(
+    `bots over capacity + rate x t (${SLACK_MS} ms slack) at the relay: ${breaches} of ${byBot.size}${worst ? `; worst: ${worst}` : ''}`,
+  );
+  const ok = lost === 0 && duplicates === 0 && breaches === 0;
+  console.log(`verdict: ${ok ? 'PASS' : 'FAIL'} (0 lost, 0 duplicated, every bot within its bucket)`);
+  process.exitCode = ok ? 0 : 1;
+} finally {
+  await Promise.all([...workers, ...webs].map((p) => p.stop()));
+  await app.close();
+  await relay.stop();
+}
