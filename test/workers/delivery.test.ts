@@ -1264,7 +1264,9 @@ describe('metrics', () => {
     const depth = async (state: string) => {
       const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
       return Number(
-        new RegExp(`^herald_pipe_queue_depth\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+        new RegExp(`^herald_pipe_queue_depth\\{partition="0",state="${state}"\\} (\\d+)$`, 'm').exec(
+          text,
+        )?.[1],
       );
     };
     const counts = await app.res.pipeRuntime.queue.getJobCounts('delayed', 'waiting');
