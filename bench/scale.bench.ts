@@ -28,6 +28,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
+import { DEFAULT_REDIS_PREFIX } from '../src/config/defaults.js';
 import { sentLogKey } from '../src/redis/keys.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../test/helpers/directory.js';
 import { createTestBot, startTestApp, type TestApp } from '../test/helpers/test-app.js';
@@ -192,8 +194,14 @@ interface World {
   readonly app: TestApp;
   readonly token: string;
 }
-async function createWorld(redisUrl: string): Promise<World> {
-  const app = await startTestApp('bench_scale', { REDIS_URL: redisUrl, LOG_LEVEL: 'warn' });
+async function createWorld(target: RedisTarget): Promise<World> {
+  // On a private Redis, the default key prefix: keys are in every command's arguments, and a
+  // test's long unique prefix would inflate the bytes per message.
+  const app = await startTestApp('bench_scale', {
+    REDIS_URL: target.url,
+    LOG_LEVEL: 'warn',
+    ...(target.private ? { REDIS_PREFIX: DEFAULT_REDIS_PREFIX } : {}),
+  });
   const bot = await createTestBot(app, {
     name: 'bench',
     sink: 'relay',
@@ -253,7 +261,10 @@ async function accept(world: World, n: number): Promise<void> {
 async function startWorkerProcesses(world: World, count: number): Promise<BenchProcess[]> {
   const { config } = world.app;
   const mongo = new URL(config.mongoUrl);
-  mongo.pathname = `/herald_test_${config.redisPrefix.replace(/^herald-test-/, '')}`;
+  // The test app's own database (startTestApp names it).
+  const db = mongoose.connections.map((c) => c.name).find((n) => n?.startsWith('herald_test_bench_scale'));
+  if (!db) throw new Error('the bench app has no database');
+  mongo.pathname = `/${db}`;
   return Promise.all(
     Array.from({ length: count }, () =>
       spawnProcess(
@@ -392,7 +403,7 @@ function printSplit(split: Split): void {
 for (const mode of MODES) {
   const target = await startRedis(mode);
   const admin = new Redis(target.url);
-  const world = await createWorld(target.url);
+  const world = await createWorld(target);
   const runs: Run[] = [];
   let split: Split | undefined;
   try {

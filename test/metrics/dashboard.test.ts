@@ -19,7 +19,7 @@ async function servedNames(): Promise<Set<string>> {
   for (const m of await metrics.registry.getMetricsAsJSON()) {
     names.add(m.name);
     // A histogram is queried through its series.
-    if (m.type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
+    if (String(m.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
   }
   return names;
 }
