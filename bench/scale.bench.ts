@@ -332,18 +332,34 @@ async function measure(world: World, admin: Redis, workers: number, n: number): 
 interface Split {
   readonly sent: Map<string, number>;
   readonly inScripts: Map<string, number>;
+  /** Per script: its calls and the commands it ran inside, per message. */
+  readonly byScript: Map<string, { calls: number; inside: number }>;
 }
 async function monitorPass(world: World, url: string, n: number): Promise<Split> {
   const names = await scriptNames();
   const monitor = await new Redis(url).monitor();
   const sent = new Map<string, number>();
   const inScripts = new Map<string, number>();
+  const byScript = new Map<string, { calls: number; inside: number }>();
+  // MONITOR shows a script's call first, then the commands it runs (Redis runs one at a time).
+  let script: { calls: number; inside: number } | undefined;
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     let name = (args[0] ?? '?').toLowerCase();
     if (name === 'info' || name === 'monitor') return;
-    if (name === 'evalsha') name = `evalsha ${names.get(args[1] ?? '') ?? (args[1] ?? '').slice(0, 8)}`;
-    const into = source.startsWith('lua') ? inScripts : sent;
-    into.set(name, (into.get(name) ?? 0) + 1);
+    if (source.startsWith('lua')) {
+      inScripts.set(name, (inScripts.get(name) ?? 0) + 1);
+      if (script) script.inside++;
+      return;
+    }
+    if (name === 'evalsha' || name === 'eval') {
+      if (name === 'evalsha') name = `evalsha ${names.get(args[1] ?? '') ?? (args[1] ?? '').slice(0, 8)}`;
+      script = byScript.get(name) ?? { calls: 0, inside: 0 };
+      byScript.set(name, script);
+      script.calls++;
+    } else {
+      script = undefined;
+    }
+    sent.set(name, (sent.get(name) ?? 0) + 1);
   });
   const queue = world.app.res.pipeRuntime.queue;
   const jobsBefore = (await queue.getJobCounts('completed')).completed ?? 0;
@@ -352,7 +368,11 @@ async function monitorPass(world: World, url: string, n: number): Promise<Split>
   await delivered(world, sunkBefore + n, jobsBefore, n);
   monitor.disconnect();
   const per = (m: Map<string, number>) => new Map([...m].map(([k, v]) => [k, v / n]));
-  return { sent: per(sent), inScripts: per(inScripts) };
+  return {
+    sent: per(sent),
+    inScripts: per(inScripts),
+    byScript: new Map([...byScript].map(([k, v]) => [k, { calls: v.calls / n, inside: v.inside / n }])),
+  };
 }
 
 // --- Output.
@@ -393,6 +413,14 @@ function printSplit(split: Split): void {
   console.log(`sent by clients, by name (EVALSHA by script), top ${TOP}:`);
   for (const [name, v] of [...split.sent].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`  ${pad(name, 48)}${lpad(f2(v), 8)}`);
+  }
+  console.log('scripts: calls and the commands they ran inside, per message:');
+  for (const [name, v] of [...split.byScript].sort(
+    (a, b) => b[1].calls + b[1].inside - a[1].calls - a[1].inside,
+  )) {
+    console.log(
+      `  ${pad(name.replace(/^evalsha /, ''), 48)}${lpad(f2(v.calls), 8)} calls${lpad(f2(v.inside), 8)} inside`,
+    );
   }
   console.log(`run inside scripts, by name, top ${TOP}:`);
   for (const [name, v] of [...split.inScripts].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
