@@ -337,7 +337,8 @@ interface Split {
 }
 async function monitorPass(world: World, url: string, n: number): Promise<Split> {
   const names = await scriptNames();
-  const monitor = await new Redis(url).monitor();
+  const client = new Redis(url);
+  const monitor = await client.monitor();
   const sent = new Map<string, number>();
   const inScripts = new Map<string, number>();
   const byScript = new Map<string, { calls: number; inside: number }>();
@@ -367,6 +368,7 @@ async function monitorPass(world: World, url: string, n: number): Promise<Split>
   await accept(world, n);
   await delivered(world, sunkBefore + n, jobsBefore, n);
   monitor.disconnect();
+  client.disconnect();
   const per = (m: Map<string, number>) => new Map([...m].map(([k, v]) => [k, v / n]));
   return {
     sent: per(sent),

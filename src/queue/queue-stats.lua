@@ -23,7 +23,9 @@ for i = 1, 2 do
     local f = redis.call('HMGET', ARGV[1] .. id, 'timestamp', 'opts', 'processedOn')
     local at = tonumber(f[1])
     if at then
-      local delay = f[2] and tonumber(string.match(f[2], '"delay":(%d+)'))
+      -- The delay it was added with (opts.delay; a backoff's own delay is not it).
+      local ok, opts = pcall(cjson.decode, f[2] or '{}')
+      local delay = ok and type(opts) == 'table' and tonumber(opts['delay'])
       if delay then at = at + delay end
       local started = tonumber(f[3])
       if started and started > at then at = started end

@@ -117,6 +117,20 @@ describe('pipe queue gauges', () => {
     expect(await stats()).toMatchObject({ due: 0, oldestReadyAgeS: 25 });
   });
 
+  it('a job added with a delay is ready from its time, once promoted to waiting too', async () => {
+    await queue.obliterate({ force: true });
+    // Added a minute ago, due 40 s ago; a backoff's own delay is not the job's.
+    const job = await queue.add(PIPE_JOB_NAME, { msg_id: 'promoted' } as never, {
+      jobId: 'promoted',
+      timestamp: NOW - 60_000,
+      delay: 20_000,
+      backoff: { type: 'fixed', delay: 50_000 },
+    });
+    expect(await stats()).toMatchObject({ waiting: 0, delayed: 1, due: 1, oldestReadyAgeS: 40 });
+    await job.promote();
+    expect(await stats()).toMatchObject({ waiting: 1, delayed: 0, due: 0, oldestReadyAgeS: 40 });
+  });
+
   it('shows no series when Redis does not answer, rather than stale counts', async () => {
     const metrics = createMetrics();
     metrics.setProbes({ queueStats: () => Promise.reject(new Error('down')) });
