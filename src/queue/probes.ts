@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Config } from '../config/index.js';
 import type { MetricProbes, PartitionStats } from '../metrics/index.js';
 import { PIPE_QUEUE, type PipeQueue } from './pipe-messages.js';
 
@@ -16,9 +17,10 @@ export interface PipeQueuePartition {
 
 /**
  * The pipe queues the gauges report, one per partition. One queue today; with partitioned
- * queues (issue 22) this lists each partition's queue name under its index.
+ * queues (issue 22, REDIS_QUEUE_PARTITIONS in `config`) this lists each partition's queue name
+ * under its index.
  */
-export function pipeQueuePartitions(): readonly PipeQueuePartition[] {
+export function pipeQueuePartitions(_config: Config): readonly PipeQueuePartition[] {
   return [{ name: PIPE_QUEUE, partition: '0' }];
 }
 
@@ -67,13 +69,13 @@ export async function readPartitionStats(
  * FerretDB does by scanning it, and a slow store would hang /metrics. `queue`'s connection
  * carries the reads.
  */
-export function pipeProbes(queue: PipeQueue, now: () => number = Date.now): MetricProbes {
+export function pipeProbes(queue: PipeQueue, config: Config, now: () => number = Date.now): MetricProbes {
   return {
     queueStats: async () => {
       const client = (await queue.client) as unknown as Redis;
       const prefix = queue.opts.prefix ?? 'bull';
       const at = now();
-      return Promise.all(pipeQueuePartitions().map((p) => readPartitionStats(client, prefix, p, at)));
+      return Promise.all(pipeQueuePartitions(config).map((p) => readPartitionStats(client, prefix, p, at)));
     },
   };
 }

@@ -57,7 +57,7 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   const metrics = metricsFor(deps);
   // How busy the job slots are, for the autoscaling gauges (utilisation.ts).
   const slots = new SlotUtilisation(config.workerConcurrency);
-  metrics.setProbes({ ...pipeProbes(queue), utilisation: () => slots.read() });
+  metrics.setProbes({ ...pipeProbes(queue, config), utilisation: () => slots.read() });
   const messages = new PipeMessages(queue);
   const caches = new WorkerCaches(deps);
   await caches.start(deps);

@@ -1,10 +1,12 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeQueue } from '../../src/queue/pipe-messages.js';
 import { pipeProbes, pipeQueuePartitions, readPartitionStats } from '../../src/queue/probes.js';
 import { useFileRedis } from '../helpers/redis.js';
+import { TEST_ADMIN_TOKEN } from '../helpers/test-app.js';
 
 /**
  * The queue gauges (src/queue/probes.ts, queue-stats.lua) on the real Redis, for a queue state
@@ -13,6 +15,7 @@ import { useFileRedis } from '../helpers/redis.js';
 const redis = useFileRedis('queue-probes', 2);
 let queue: PipeQueue;
 let worker: Worker;
+const config = loadConfig({ ...process.env, REDIS_PREFIX: redis.prefix }, { ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 /** The clock the probes read: fixed, so ages are exact. */
 const NOW = Date.now();
 
@@ -39,7 +42,7 @@ const stats = () =>
 
 describe('pipe queue gauges', () => {
   it('one partition today, labelled 0', () => {
-    expect(pipeQueuePartitions()).toEqual([{ name: PIPE_QUEUE, partition: '0' }]);
+    expect(pipeQueuePartitions(config)).toEqual([{ name: PIPE_QUEUE, partition: '0' }]);
   });
 
   it('counts each state, the ready messages and the oldest ready age', async () => {
@@ -80,7 +83,7 @@ describe('pipe queue gauges', () => {
 
   it('serves them per partition and state in /metrics, one Redis call per partition', async () => {
     const metrics = createMetrics();
-    metrics.setProbes(pipeProbes(queue, () => NOW));
+    metrics.setProbes(pipeProbes(queue, config, () => NOW));
     const client = (await queue.client) as unknown as Redis;
     let calls = 0;
     const send = client.sendCommand.bind(client);
@@ -91,7 +94,7 @@ describe('pipe queue gauges', () => {
     const text = await metrics.registry.metrics().finally(() => {
       client.sendCommand = send;
     });
-    expect(calls).toBe(pipeQueuePartitions().length);
+    expect(calls).toBe(pipeQueuePartitions(config).length);
     const value = (series: string) => {
       const line = text.split('\n').find((l) => l.startsWith(`${series} `));
       return line === undefined ? undefined : Number(line.slice(series.length + 1));
