@@ -50,7 +50,10 @@ const GOAL = 20;
 // --- Redis, per mode.
 interface RedisTarget {
   readonly mode: string;
-  readonly url: string;
+  /** What the web app and the workers are given (REDIS_URL; a cluster or sentinel mode adds its settings). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Each node whose counters are read and summed (a cluster: every master), as URLs. */
+  readonly nodes: readonly string[];
   /** Whether only this bench uses it. */
   readonly private: boolean;
   stop(): Promise<void>;
@@ -67,7 +70,8 @@ async function freePort(): Promise<number> {
 async function startRedis(mode: string): Promise<RedisTarget> {
   if (mode !== 'standalone') throw new Error(`BENCH_REDIS_MODES: ${mode} is not supported yet`);
   if (process.env.BENCH_REDIS_URL) {
-    return { mode, url: process.env.BENCH_REDIS_URL, private: false, stop: async () => {} };
+    const url = process.env.BENCH_REDIS_URL;
+    return { mode, env: { REDIS_URL: url }, nodes: [url], private: false, stop: async () => {} };
   }
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -93,7 +97,8 @@ async function startRedis(mode: string): Promise<RedisTarget> {
   const exited = new Promise((r) => child.on('exit', r));
   return {
     mode,
-    url,
+    env: { REDIS_URL: url },
+    nodes: [url],
     private: true,
     async stop() {
       child.kill('SIGTERM');
@@ -104,16 +109,31 @@ async function startRedis(mode: string): Promise<RedisTarget> {
 
 // --- Redis's counters.
 interface RedisCounters {
+  /** Summed over the nodes. */
   readonly calls: Map<string, number>;
   readonly inBytes: number;
   readonly outBytes: number;
+  /** Each node's commands (all names), in `nodes` order. */
+  readonly perNode: readonly number[];
 }
-async function counters(admin: Redis): Promise<RedisCounters> {
-  const [cmd, stats] = await Promise.all([admin.info('commandstats'), admin.info('stats')]);
+async function counters(admins: readonly Redis[]): Promise<RedisCounters> {
   const calls = new Map<string, number>();
-  for (const [, name = '', n] of cmd.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(name, Number(n));
-  const stat = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
-  return { calls, inBytes: stat('total_net_input_bytes'), outBytes: stat('total_net_output_bytes') };
+  let inBytes = 0;
+  let outBytes = 0;
+  const perNode: number[] = [];
+  for (const admin of admins) {
+    const [cmd, stats] = await Promise.all([admin.info('commandstats'), admin.info('stats')]);
+    let nodeCalls = 0;
+    for (const [, name = '', n] of cmd.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+      calls.set(name, (calls.get(name) ?? 0) + Number(n));
+      if (name !== 'info') nodeCalls += Number(n);
+    }
+    const stat = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+    inBytes += stat('total_net_input_bytes');
+    outBytes += stat('total_net_output_bytes');
+    perNode.push(nodeCalls);
+  }
+  return { calls, inBytes, outBytes, perNode };
 }
 interface Cost {
   /** Commands per message, by name. */
@@ -121,6 +141,8 @@ interface Cost {
   readonly commands: number;
   readonly inBytes: number;
   readonly outBytes: number;
+  /** Each node's commands per message, in `nodes` order. */
+  readonly perNode: readonly number[];
 }
 function costPerMessage(a: RedisCounters, b: RedisCounters, n: number): Cost {
   const byName = new Map<string, number>();
@@ -132,7 +154,13 @@ function costPerMessage(a: RedisCounters, b: RedisCounters, n: number): Cost {
     if (d > 0) byName.set(name, d);
     commands += d;
   }
-  return { byName, commands, inBytes: (b.inBytes - a.inBytes) / n, outBytes: (b.outBytes - a.outBytes) / n };
+  return {
+    byName,
+    commands,
+    inBytes: (b.inBytes - a.inBytes) / n,
+    outBytes: (b.outBytes - a.outBytes) / n,
+    perNode: b.perNode.map((c, i) => (c - (a.perNode[i] ?? 0)) / n),
+  };
 }
 const addCosts = (a: Cost, b: Cost): Cost => {
   const byName = new Map(a.byName);
@@ -142,6 +170,7 @@ const addCosts = (a: Cost, b: Cost): Cost => {
     commands: a.commands + b.commands,
     inBytes: a.inBytes + b.inBytes,
     outBytes: a.outBytes + b.outBytes,
+    perNode: a.perNode.map((c, i) => c + (b.perNode[i] ?? 0)),
   };
 };
 
@@ -198,7 +227,7 @@ async function createWorld(target: RedisTarget): Promise<World> {
   // On a private Redis, the default key prefix: keys are in every command's arguments, and a
   // test's long unique prefix would inflate the bytes per message.
   const app = await startTestApp('bench_scale', {
-    REDIS_URL: target.url,
+    ...target.env,
     LOG_LEVEL: 'warn',
     ...(target.private ? { REDIS_PREFIX: DEFAULT_REDIS_PREFIX } : {}),
   });
@@ -258,7 +287,11 @@ async function accept(world: World, n: number): Promise<void> {
   await Promise.all(Array.from({ length: SENDERS }, sender));
 }
 
-async function startWorkerProcesses(world: World, count: number): Promise<BenchProcess[]> {
+async function startWorkerProcesses(
+  world: World,
+  target: RedisTarget,
+  count: number,
+): Promise<BenchProcess[]> {
   const { config } = world.app;
   const mongo = new URL(config.mongoUrl);
   // The test app's own database (startTestApp names it).
@@ -270,7 +303,7 @@ async function startWorkerProcesses(world: World, count: number): Promise<BenchP
       spawnProcess(
         'src/bin/worker.ts',
         {
-          REDIS_URL: config.redisUrl,
+          ...target.env,
           REDIS_PREFIX: config.redisPrefix,
           MONGO_URL: mongo.toString(),
           ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
@@ -308,18 +341,18 @@ interface Run {
 }
 
 /** One measured run: N accepted into the paused queue, then drained by the workers. */
-async function measure(world: World, admin: Redis, workers: number, n: number): Promise<Run> {
+async function measure(world: World, admins: readonly Redis[], workers: number, n: number): Promise<Run> {
   const queue = world.app.res.pipeRuntime.queue;
   const jobsBefore = (await queue.getJobCounts('completed')).completed ?? 0;
   const sunkBefore = sunk;
   await queue.pause();
-  const c0 = await counters(admin);
+  const c0 = await counters(admins);
   await accept(world, n);
-  const c1 = await counters(admin);
+  const c1 = await counters(admins);
   const start = performance.now();
   await queue.resume();
   const end = await delivered(world, sunkBefore + n, jobsBefore, n);
-  const c2 = await counters(admin);
+  const c2 = await counters(admins);
   return {
     workers,
     rate: n / ((end - start) / 1000),
@@ -335,16 +368,16 @@ interface Split {
   /** Per script: its calls and the commands it ran inside, per message. */
   readonly byScript: Map<string, { calls: number; inside: number }>;
 }
-async function monitorPass(world: World, url: string, n: number): Promise<Split> {
+async function monitorPass(world: World, nodes: readonly string[], n: number): Promise<Split> {
   const names = await scriptNames();
-  const client = new Redis(url);
-  const monitor = await client.monitor();
+  const clients = nodes.map((url) => new Redis(url));
+  const monitors = await Promise.all(clients.map((c) => c.monitor()));
   const sent = new Map<string, number>();
   const inScripts = new Map<string, number>();
   const byScript = new Map<string, { calls: number; inside: number }>();
   // MONITOR shows a script's call first, then the commands it runs (Redis runs one at a time).
   let script: { calls: number; inside: number } | undefined;
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+  const seen = (_time: string, args: string[], source: string) => {
     let name = (args[0] ?? '?').toLowerCase();
     if (name === 'info' || name === 'monitor') return;
     if (source.startsWith('lua')) {
@@ -361,14 +394,17 @@ async function monitorPass(world: World, url: string, n: number): Promise<Split>
       script = undefined;
     }
     sent.set(name, (sent.get(name) ?? 0) + 1);
-  });
+  };
+  // One node's feed at a time keeps a script's inside commands after its call (a cluster's
+  // nodes interleave): the pass is meant for one node, and counts the others' without that.
+  for (const m of monitors) m.on('monitor', seen);
   const queue = world.app.res.pipeRuntime.queue;
   const jobsBefore = (await queue.getJobCounts('completed')).completed ?? 0;
   const sunkBefore = sunk;
   await accept(world, n);
   await delivered(world, sunkBefore + n, jobsBefore, n);
-  monitor.disconnect();
-  client.disconnect();
+  for (const m of monitors) m.disconnect();
+  for (const c of clients) c.disconnect();
   const per = (m: Map<string, number>) => new Map([...m].map(([k, v]) => [k, v / n]));
   return {
     sent: per(sent),
@@ -388,7 +424,7 @@ function printRuns(target: RedisTarget, runs: readonly Run[]): void {
   const total = (r: Run) => addCosts(r.ingest, r.delivery);
   const head = runs.map((r) => lpad(`${r.workers} worker${r.workers > 1 ? 's' : ''}`, 12)).join('');
   console.log(
-    `\nmode ${target.mode} (${target.private ? 'private redis-server' : target.url}), ${N} messages a run, WORKER_CONCURRENCY=${CONCURRENCY}`,
+    `\nmode ${target.mode} (${target.private ? 'private redis-server' : target.nodes.join(', ')}), ${N} messages a run, WORKER_CONCURRENCY=${CONCURRENCY}`,
   );
   console.log(`${pad('', 40)}${head}`);
   const row = (label: string, cell: (r: Run) => string) =>
@@ -399,6 +435,14 @@ function printRuns(target: RedisTarget, runs: readonly Run[]): void {
   row('  of them in delivery', (r) => f1(r.delivery.commands));
   row('bytes into Redis / message', (r) => kb(total(r).inBytes));
   row('bytes out of Redis / message', (r) => kb(total(r).outBytes));
+  if (target.nodes.length > 1) {
+    // How evenly the partitions spread the commands over the shards (goal: each within 20 % of even).
+    row('% of the commands by node', (r) => {
+      const perNode = total(r).perNode;
+      const all = perNode.reduce((a, b) => a + b, 0) || 1;
+      return perNode.map((c) => Math.round((100 * c) / all)).join('/');
+    });
+  }
   const first = runs[0];
   if (!first) return;
   console.log(`\ncommands per message by name (commandstats; script internals included), top ${TOP}:`);
@@ -432,25 +476,25 @@ function printSplit(split: Split): void {
 
 for (const mode of MODES) {
   const target = await startRedis(mode);
-  const admin = new Redis(target.url);
+  const admins = target.nodes.map((url) => new Redis(url));
   const world = await createWorld(target);
   const runs: Run[] = [];
   let split: Split | undefined;
   try {
     for (const count of WORKER_COUNTS) {
-      const workers = await startWorkerProcesses(world, count);
+      const workers = await startWorkerProcesses(world, target, count);
       try {
         // Warm-up: compile, caches, connections, JIT; not counted.
-        await measure(world, admin, count, Math.min(N, 300));
-        runs.push(await measure(world, admin, count, N));
+        await measure(world, admins, count, Math.min(N, 300));
+        runs.push(await measure(world, admins, count, N));
         if (count === 1 && MONITOR_MESSAGES > 0)
-          split = await monitorPass(world, target.url, MONITOR_MESSAGES);
+          split = await monitorPass(world, target.nodes, MONITOR_MESSAGES);
       } finally {
         await Promise.all(workers.map((w) => w.stop()));
       }
     }
   } finally {
-    admin.disconnect();
+    for (const a of admins) a.disconnect();
     await world.app.close();
     await target.stop();
   }
