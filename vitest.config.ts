@@ -33,6 +33,8 @@ const unit = [
   'test/workers/delivery/backoff.test.ts',
   'test/workers/render-pool/render-pool.test.ts',
   'test/workers/sinks/**/*.test.ts',
+  'test/workers/utilisation.test.ts',
+  'test/metrics/**/*.test.ts',
 ];
 
 /** Tests that spawn web or worker processes (or redis-server) on the real services. */

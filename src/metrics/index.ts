@@ -9,11 +9,33 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 /** Render and dispatch histogram buckets, in seconds (0.5 ms to 10 s). */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Queue counts the depth gauge reports, read at scrape time. */
-export interface QueueCounts {
+/** One pipe queue partition's counts, read at scrape time (src/queue/probes.ts). */
+export interface PartitionStats {
+  /** The partition's label value ('0' while there is one queue). */
+  readonly partition: string;
+  /** Waiting to be taken (BullMQ's wait, paused and prioritized). */
   readonly waiting: number;
+  /** Put off until a time (accepted with a delay, rate-limit waits, retry backoffs). */
   readonly delayed: number;
+  /** Of `delayed`, those whose time has come: BullMQ moves them to waiting when a worker next fetches. */
+  readonly due: number;
   readonly active: number;
+  /** Failed for good and kept (dead messages). */
+  readonly failed: number;
+  /** Seconds since the oldest message ready to run (waiting, or due) became ready; 0 when none. */
+  readonly oldestReadyAgeS: number;
+}
+
+/** A worker process's job slots, read at scrape time (src/workers/utilisation.ts). */
+export interface UtilisationReading {
+  /** Job slots of this process (its BullMQ concurrency). */
+  readonly slots: number;
+  /** Slots running a job now. */
+  readonly busy: number;
+  /** Slot-seconds spent running jobs since the process started. */
+  readonly busySeconds: number;
+  /** Busy slot time / (slots x wall time) over the last window (from start when younger), 0..1. */
+  readonly ratio: number;
 }
 
 export interface HeraldMetrics {
@@ -48,13 +70,17 @@ export interface HeraldMetrics {
   readonly dispatchDuration: Histogram<'sink' | 'outcome'>;
   /** Time from acceptance to sent, in seconds. */
   readonly acceptToSent: Histogram;
-  /** Sets where the depth and dead-count gauges read from at scrape time. */
+  /**
+   * Sets where the gauges read from at scrape time: the queue's (web and worker) and the job
+   * slots' (worker only: its gauges are registered with the probe, so a web process shows none).
+   */
   setProbes(probes: MetricProbes): void;
 }
 
 export interface MetricProbes {
-  queueCounts?: () => Promise<QueueCounts>;
-  deadCount?: () => Promise<number>;
+  /** Every pipe queue partition's counts; one Redis call per partition (queue/probes.ts). */
+  queueStats?: () => Promise<readonly PartitionStats[]>;
+  utilisation?: () => UtilisationReading;
 }
 
 export function createMetrics(): HeraldMetrics {
@@ -135,18 +161,51 @@ export function createMetrics(): HeraldMetrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
+  // Read once per scrape, however many gauges use it: a scrape asks for every gauge at once.
+  let reading: Promise<readonly PartitionStats[] | null> | undefined;
+  const queueStats = () => {
+    const probe = probes.queueStats;
+    if (!probe) return Promise.resolve(null);
+    reading ??= probe()
+      .catch(() => null)
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
   new Gauge({
     name: 'herald_pipe_queue_depth',
-    help: 'Pipe messages in the queue, by state (waiting, delayed, active)',
-    labelNames: ['state'] as const,
+    help: 'Pipe messages in the queue, by partition and state (waiting, delayed, active, failed)',
+    labelNames: ['partition', 'state'] as const,
     registers,
     async collect() {
-      if (!probes.queueCounts) return;
-      const c = await probes.queueCounts().catch(() => null);
-      if (!c) return;
-      this.set({ state: 'waiting' }, c.waiting);
-      this.set({ state: 'delayed' }, c.delayed);
-      this.set({ state: 'active' }, c.active);
+      // A failed read shows no series rather than the last ones: an autoscaler must not act on stale counts.
+      this.reset();
+      for (const p of (await queueStats()) ?? []) {
+        for (const state of ['waiting', 'delayed', 'active', 'failed'] as const) {
+          this.set({ partition: p.partition, state }, p[state]);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'herald_pipe_queue_ready_messages',
+    help: 'Pipe messages ready to run, by partition: waiting, and delayed ones whose time has come',
+    labelNames: ['partition'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const p of (await queueStats()) ?? []) this.set({ partition: p.partition }, p.waiting + p.due);
+    },
+  });
+  new Gauge({
+    name: 'herald_pipe_queue_oldest_waiting_age_seconds',
+    help: 'Seconds since the oldest message ready to run (waiting, or delayed and due) became ready, by partition; 0 when none',
+    labelNames: ['partition'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const p of (await queueStats()) ?? []) this.set({ partition: p.partition }, p.oldestReadyAgeS);
     },
   });
   new Gauge({
@@ -154,11 +213,52 @@ export function createMetrics(): HeraldMetrics {
     help: 'Pipe messages that failed for good and were not replayed',
     registers,
     async collect() {
-      if (!probes.deadCount) return;
-      const n = await probes.deadCount().catch(() => null);
-      if (n !== null) this.set(n);
+      const stats = await queueStats();
+      if (stats) this.set(stats.reduce((n, p) => n + p.failed, 0));
     },
   });
+  // The job slots' gauges, registered once a worker gives their probe (setProbes).
+  const utilisation = () => probes.utilisation?.();
+  const slotMetrics = [
+    new Gauge({
+      name: 'herald_worker_slots',
+      help: "This worker process's job slots (WORKER_CONCURRENCY)",
+      registers: [],
+      collect() {
+        const u = utilisation();
+        if (u) this.set(u.slots);
+      },
+    }),
+    new Gauge({
+      name: 'herald_worker_slots_busy',
+      help: 'Job slots of this worker process running a job now',
+      registers: [],
+      collect() {
+        const u = utilisation();
+        if (u) this.set(u.busy);
+      },
+    }),
+    new Counter({
+      name: 'herald_worker_busy_seconds_total',
+      help: 'Slot-seconds this worker process spent running jobs (rate / slots = utilisation over any window)',
+      registers: [],
+      collect() {
+        const u = utilisation();
+        if (!u) return;
+        this.reset();
+        this.inc(u.busySeconds);
+      },
+    }),
+    new Gauge({
+      name: 'herald_worker_utilisation_ratio',
+      help: 'Share of the slot time of this worker process spent running jobs over the last 60 s (0..1)',
+      registers: [],
+      collect() {
+        const u = utilisation();
+        if (u) this.set(u.ratio);
+      },
+    }),
+  ];
   return {
     registry,
     accepted,
@@ -174,6 +274,9 @@ export function createMetrics(): HeraldMetrics {
     dispatchDuration,
     acceptToSent,
     setProbes(p) {
+      if (p.utilisation && !probes.utilisation) {
+        for (const m of slotMetrics) registry.registerMetric(m);
+      }
       probes = { ...probes, ...p };
     },
   };

@@ -1,23 +1,81 @@
-import type { MetricProbes } from '../metrics/index.js';
-import type { PipeQueue } from './pipe-messages.js';
+import { readFileSync } from 'node:fs';
+import { QueueKeys } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/index.js';
+import type { MetricProbes, PartitionStats } from '../metrics/index.js';
+import { PIPE_QUEUE, type PipeQueue } from './pipe-messages.js';
+
+const LUA = readFileSync(new URL('./queue-stats.lua', import.meta.url), 'utf8');
+const COMMAND = 'heraldQueueStats';
+type StatsCommand = (...keysThenArgs: string[]) => Promise<number[]>;
+
+/** One pipe queue: its BullMQ name and the `partition` label value of its series. */
+export interface PipeQueuePartition {
+  readonly name: string;
+  readonly partition: string;
+}
 
 /**
- * The gauges read at scrape time, the same on web and worker processes: the pipe queue's job
- * counts and the number of dead messages, both from BullMQ (a few O(1) Redis reads). Dead
- * messages are the failed jobs the queue keeps (PIPE_JOB_KEEP_FAILED_S, 7 days, as long as they
- * can be replayed). Not counted in the store: a scrape every few seconds would count a growing
- * delivery collection, which FerretDB does by scanning it, and a slow store would hang /metrics.
+ * The pipe queues the gauges report, one per partition. One queue today; with partitioned
+ * queues (issue 22, REDIS_QUEUE_PARTITIONS in `config`) this lists each partition's queue name
+ * under its index.
  */
-export function pipeProbes(queue: PipeQueue): MetricProbes {
+export function pipeQueuePartitions(_config: Config): readonly PipeQueuePartition[] {
+  return [{ name: PIPE_QUEUE, partition: '0' }];
+}
+
+/**
+ * One partition's counts (queue-stats.lua), as of `now` (ms, this process's clock: the one job
+ * timestamps and delays are written with). One Redis call.
+ */
+export async function readPartitionStats(
+  client: Redis,
+  prefix: string,
+  queue: PipeQueuePartition,
+  now: number,
+): Promise<PartitionStats> {
+  const c = client as Redis & Record<typeof COMMAND, StatsCommand | undefined>;
+  if (!c[COMMAND]) c.defineCommand(COMMAND, { lua: LUA, numberOfKeys: 6 });
+  const keys = new QueueKeys(prefix).getKeys(queue.name);
+  const [waiting = 0, delayed = 0, due = 0, active = 0, failed = 0, oldest = -1] = await (
+    c[COMMAND] as StatsCommand
+  )(
+    keys.wait as string,
+    keys.paused as string,
+    keys.prioritized as string,
+    keys.delayed as string,
+    keys.active as string,
+    keys.failed as string,
+    keys[''] as string,
+    String(now),
+  );
   return {
-    queueCounts: async () => {
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
-        delayed: c.delayed ?? 0,
-        active: c.active ?? 0,
-      };
+    partition: queue.partition,
+    waiting,
+    delayed,
+    due,
+    active,
+    failed,
+    oldestReadyAgeS: oldest < 0 ? 0 : Math.max(0, now - oldest) / 1000,
+  };
+}
+
+/**
+ * The queue gauges, the same on web and worker processes: per partition, the job counts by
+ * state, the messages ready to run and the age of the oldest, read at scrape time in one Lua call
+ * per partition (a dozen O(1) or O(log n) reads inside it). Dead messages are the failed jobs the
+ * queue keeps (PIPE_JOB_KEEP_FAILED_S, 7 days, as long as they can be replayed). Not counted in
+ * the store: a scrape every few seconds would count a growing delivery collection, which
+ * FerretDB does by scanning it, and a slow store would hang /metrics. `queue`'s connection
+ * carries the reads.
+ */
+export function pipeProbes(queue: PipeQueue, config: Config, now: () => number = Date.now): MetricProbes {
+  return {
+    queueStats: async () => {
+      const client = (await queue.client) as unknown as Redis;
+      const prefix = queue.opts.prefix ?? 'bull';
+      const at = now();
+      return Promise.all(pipeQueuePartitions(config).map((p) => readPartitionStats(client, prefix, p, at)));
     },
-    deadCount: async () => (await queue.getJobCounts('failed')).failed ?? 0,
   };
 }

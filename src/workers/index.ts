@@ -26,6 +26,7 @@ import { waitOutDependencyErrors } from './recovery/dependency-wait.js';
 import { InputDropper } from './recovery/drop-inputs.js';
 import { SentLog } from './recovery/sent-log.js';
 import { RenderPool } from './render-pool/render-pool.js';
+import { SlotUtilisation } from './utilisation.js';
 
 // The lock on a job (LOCK_DURATION_MS, always longer than RELAY_TIMEOUT_MS: loadConfig refuses
 // anything else) and the stalled-job check (STALLED_INTERVAL_MS) are config.lockDurationMs and
@@ -54,7 +55,9 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   const { config, log } = deps;
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
-  metrics.setProbes(pipeProbes(queue));
+  // How busy the job slots are, for the autoscaling gauges (utilisation.ts).
+  const slots = new SlotUtilisation(config.workerConcurrency);
+  metrics.setProbes({ ...pipeProbes(queue, config), utilisation: () => slots.read() });
   const messages = new PipeMessages(queue);
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
@@ -97,10 +100,12 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
     await renderer.ready();
     const ctx = { deps, caches, metrics, sentLog, renderer, budgets: new BucketLeases(deps.redis), queue };
     // A database or Redis outage delays the job without spending an attempt (dependency-wait.ts).
-    const processor = waitOutDependencyErrors<PipeJob, unknown>(
-      (job, token) => processPipeJob(ctx, job, token),
-      config.retryBaseMs,
-      log,
+    const processor = slots.wrap(
+      waitOutDependencyErrors<PipeJob, unknown>(
+        (job, token) => processPipeJob(ctx, job, token),
+        config.retryBaseMs,
+        log,
+      ),
     );
     worker = new Worker<PipeJob>(PIPE_QUEUE, processor, {
       connection,

@@ -1251,6 +1251,9 @@ describe('metrics', () => {
     const worker = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
     expect(worker).toMatch(/herald_pipe_messages_sent_total\{sink="store"\} [1-9]/);
     expect(worker).toMatch(/herald_pipe_messages_failed_total\{reason="NO_SEND_PERMISSION"\} [1-9]/);
+    // The job slots' gauges (workers/utilisation.ts): WORKER_CONCURRENCY here, and time spent in them.
+    expect(worker).toMatch(/^herald_worker_slots 8$/m);
+    expect(Number(/^herald_worker_busy_seconds_total (\S+)$/m.exec(worker)?.[1])).toBeGreaterThan(0);
     // Durations of failed renders and dispatches count too (the render errors and the relay's
     // 403 and 500s above), apart from the successful ones.
     const count = (metric: string, labels: string) =>
@@ -1264,7 +1267,9 @@ describe('metrics', () => {
     const depth = async (state: string) => {
       const text = await fetch(`http://127.0.0.1:${workers.metricsPort}/metrics`).then((r) => r.text());
       return Number(
-        new RegExp(`^herald_pipe_queue_depth\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+        new RegExp(`^herald_pipe_queue_depth\\{partition="0",state="${state}"\\} (\\d+)$`, 'm').exec(
+          text,
+        )?.[1],
       );
     };
     const counts = await app.res.pipeRuntime.queue.getJobCounts('delayed', 'waiting');

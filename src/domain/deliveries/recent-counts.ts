@@ -24,18 +24,40 @@ export const COUNTS_KEEP_MS = (RECENT_MINUTES + 5) * MINUTE_MS;
 export const minuteOf = (at: number): number => Math.floor(at / MINUTE_MS) * MINUTE_MS;
 
 /**
+ * How often this process sets a minute's expiry again while it counts in that minute, in ms.
+ * The expiry is the same every time (the minute's start + COUNTS_KEEP_MS), so sending it with
+ * every count was one Redis command per delivered message for nothing (`npm run bench:scale`).
+ * Sent again after this long, not only once: a MULTI that carried it may have failed, and the
+ * counts after it must not leave the hash without an expiry.
+ */
+export const COUNTS_EXPIRY_EVERY_MS = 5_000;
+
+/** When this process last sent each minute hash's expiry (by key), on its own clock. */
+const expirySent = new Map<string, number>();
+
+/**
  * Adds one `outcome` at `at` (ms) to `m` (a MULTI or pipeline the caller sends with commands of
- * its own), so that the count costs no round trip of its own.
+ * its own), so that the count costs no round trip of its own; with the hash's expiry when this
+ * process has not sent it in the last COUNTS_EXPIRY_EVERY_MS.
  */
 export function countIn(
   m: ChainableCommander,
   prefix: string,
   outcome: CountedOutcome,
   at: number,
+  now: number = Date.now(),
 ): ChainableCommander {
   const minute = minuteOf(at);
   const key = deliveryCountsKey(prefix, minute);
-  return m.hincrby(key, outcome, 1).pexpireat(key, minute + COUNTS_KEEP_MS);
+  m.hincrby(key, outcome, 1);
+  const sent = expirySent.get(key);
+  if (sent !== undefined && now - sent < COUNTS_EXPIRY_EVERY_MS && now >= sent) return m;
+  if (sent === undefined) {
+    // Keys of minutes past every window are not counted in again: forget them.
+    for (const [k, t] of expirySent) if (now - t > COUNTS_KEEP_MS) expirySent.delete(k);
+  }
+  expirySent.set(key, now);
+  return m.pexpireat(key, minute + COUNTS_KEEP_MS);
 }
 
 /** Counts one `outcome` at `at` on its own (where nothing else is sent to Redis then). */
