@@ -44,7 +44,8 @@ const MAX_IN_FLIGHT = 64;
 /** Slack for the request between the budget's answer and the relay's clock, in ms of refill. */
 const SLACK_MS = 100;
 
-const t0 = Date.now();
+/** When sending started: the report's times count from it. */
+let t0 = Date.now();
 const since = (at: number): string => `${((at - t0) / 1000).toFixed(1)} s`;
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -121,7 +122,8 @@ try {
     MONGO_URL: mongo.toString(),
     REDIS_PREFIX: app.config.redisPrefix,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    LOG_LEVEL: 'warn',
+    // info: the start-up lines ("listening", "worker started") are what readiness waits for.
+    LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
   };
   const workerEnv = {
@@ -159,6 +161,7 @@ try {
   const refusals = new Map<string, number>();
   let next = 0;
   const sendStart = Date.now();
+  t0 = sendStart;
   const sendOne = async (n: number): Promise<void> => {
     const bot = n % BOTS;
     const url = `${webUrls[n % WEBS]}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(pipes[bot] as string)}`;
@@ -265,6 +268,21 @@ try {
   );
   console.log(`lost: ${lost}`);
   console.log(`duplicates: ${duplicates}`);
+  const kills = events.filter((e) => e.what.startsWith('SIGKILL')).map((e) => e.at);
+  for (const [nonce, list] of perNonce) {
+    if (list.length < 2) continue;
+    const first = list[0] as number;
+    const kill = kills.reduce((best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best), Infinity);
+    const against = Number.isFinite(kill)
+      ? `, ${first <= kill ? `${kill - first} ms before` : `${first - kill} ms after`} the nearest kill`
+      : '';
+    console.log(
+      `  ${nonce} (bot ${botOf.get(nonce)}): first at ${since(first)}${against}; again ${list
+        .slice(1)
+        .map((t) => `+${t - first} ms`)
+        .join(', ')}`,
+    );
+  }
   console.log(
     `bots over capacity + rate x t (${SLACK_MS} ms slack) at the relay: ${breaches} of ${byBot.size}${worst ? `; worst: ${worst}` : ''}`,
   );
