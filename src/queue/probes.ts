@@ -1,3 +1,4 @@
+import type { JobType } from 'bullmq';
 import type { MetricProbes } from '../metrics/index.js';
 import type { PipeQueue } from './pipe-messages.js';
 
@@ -8,16 +9,18 @@ import type { PipeQueue } from './pipe-messages.js';
  * can be replayed). Not counted in the store: a scrape every few seconds would count a growing
  * delivery collection, which FerretDB does by scanning it, and a slow store would hang /metrics.
  */
-export function pipeProbes(queue: PipeQueue): MetricProbes {
+export function pipeProbes(queues: PipeQueue | readonly PipeQueue[]): MetricProbes {
+  const all = Array.isArray(queues) ? (queues as readonly PipeQueue[]) : [queues as PipeQueue];
+  // Summed over the partitions (one read each, in parallel).
+  const counts = async (...states: JobType[]) => {
+    const each = await Promise.all(all.map((q) => q.getJobCounts(...states)));
+    return (state: string) => each.reduce((n, c) => n + (c[state] ?? 0), 0);
+  };
   return {
     queueCounts: async () => {
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
-        delayed: c.delayed ?? 0,
-        active: c.active ?? 0,
-      };
+      const c = await counts('waiting', 'prioritized', 'delayed', 'active');
+      return { waiting: c('waiting') + c('prioritized'), delayed: c('delayed'), active: c('active') };
     },
-    deadCount: async () => (await queue.getJobCounts('failed')).failed ?? 0,
+    deadCount: async () => (await counts('failed'))('failed'),
   };
 }

@@ -14,7 +14,8 @@ const CRC16_TABLE = (() => {
   const table = new Uint16Array(256);
   for (let i = 0; i < 256; i++) {
     let crc = i << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
     table[i] = crc;
   }
   return table;
@@ -23,7 +24,8 @@ const CRC16_TABLE = (() => {
 /** CRC16-CCITT (XMODEM), the checksum Redis Cluster hashes keys with. */
 function crc16(text: string): number {
   let crc = 0;
-  for (const byte of Buffer.from(text, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
+  for (const byte of Buffer.from(text, 'utf8'))
+    crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
   return crc;
 }
 
@@ -113,4 +115,9 @@ export function botSlotTag(config: PartitionConfig, botId: string): string | nul
 /** On a cluster, `name` as a hash tag (the keys of one pipe's captures, one message group); else null. */
 export function clusterTag(config: Pick<Config, 'redisMode'>, name: string): string | null {
   return config.redisMode === 'cluster' ? name : null;
+}
+
+/** The BullMQ queue name of `botId`'s partition. */
+export function pipeQueueNameOfBot(config: PartitionConfig, botId: string): string {
+  return pipeQueueNames(config)[partitionOfBot(config, botId)]!;
 }
