@@ -4,7 +4,13 @@
 #   - A MongoDB-compatible store at $MONGO_URL (default mongodb://127.0.0.1:27017):
 #     FerretDB v1.24.2 on its SQLite backend, built once from the Go module proxy (cached)
 #     and started if nothing answers.
-# Idempotent: running it again finds both up and only prints where they are.
+#   - With `cluster` (or HERALD_REDIS_CLUSTER=1): a 3-master Redis Cluster on 127.0.0.1:7001-7003
+#     (HERALD_CLUSTER_PORT, the first port), for REDIS_MODE=cluster.
+#   - With `sentinel` (or HERALD_REDIS_SENTINEL=1): a master (6380), a replica (6381) and three
+#     sentinels (26380-26382) watching it as `herald`, for REDIS_MODE=sentinel.
+#   Both on loopback, data in a temp dir ($HERALD_REDIS_TMP, default /tmp/herald-redis), no
+#   persistence (docs/scaling.md has the settings production needs). `all`: both.
+# Idempotent: running it again finds everything up and only prints where it is.
 set -euo pipefail
 
 FERRETDB_VERSION=v1.24.2
@@ -84,6 +90,111 @@ ensure_ferretdb() {
   log "started FerretDB $FERRETDB_VERSION (SQLite in $DATA_DIR/ferretdb/sqlite) at $MONGO_HOST:$MONGO_PORT"
 }
 
+WANT_CLUSTER=${HERALD_REDIS_CLUSTER:-0}
+WANT_SENTINEL=${HERALD_REDIS_SENTINEL:-0}
+for arg in "$@"; do
+  case "$arg" in
+    cluster) WANT_CLUSTER=1 ;;
+    sentinel) WANT_SENTINEL=1 ;;
+    all) WANT_CLUSTER=1 WANT_SENTINEL=1 ;;
+    *) log "unknown argument: $arg (cluster, sentinel or all)"; exit 2 ;;
+  esac
+done
+REDIS_TMP="${HERALD_REDIS_TMP:-${TMPDIR:-/tmp}/herald-redis}"
+CLUSTER_PORT=${HERALD_CLUSTER_PORT:-7001}
+SENTINEL_MASTER_PORT=${HERALD_SENTINEL_MASTER_PORT:-6380}
+SENTINEL_PORT=${HERALD_SENTINEL_PORT:-26380}
+SENTINEL_NAME=herald
+
+# A loopback redis-server on $1 with its data and log in $REDIS_TMP/$1; the rest are its options.
+start_redis_node() {
+  local port=$1
+  shift
+  mkdir -p "$REDIS_TMP/$port"
+  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+    --dir "$REDIS_TMP/$port" --logfile "$REDIS_TMP/$port/redis.log" \
+    --pidfile "$REDIS_TMP/$port/redis.pid" "$@" >/dev/null
+}
+
+ensure_cluster() {
+  local ports=("$CLUSTER_PORT" $((CLUSTER_PORT + 1)) $((CLUSTER_PORT + 2)))
+  if port_open "$REDIS_HOST" "${ports[0]}" &&
+    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then
+    log "Redis Cluster already answers at $REDIS_HOST:${ports[0]}-${ports[2]}"
+    return
+  fi
+  local port
+  for port in "${ports[@]}"; do
+    if port_open "$REDIS_HOST" "$port"; then
+      # A node left from an earlier run whose cluster never formed: start it afresh.
+      redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+      for _ in $(seq 1 50); do port_open "$REDIS_HOST" "$port" || break; sleep 0.1; done
+    fi
+    rm -rf "${REDIS_TMP:?}/$port"
+    start_redis_node "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
+      --cluster-node-timeout 2000
+  done
+  for port in "${ports[@]}"; do wait_port "$REDIS_HOST" "$port" "Redis Cluster node"; done
+  redis-cli --cluster create "${ports[@]/#/$REDIS_HOST:}" --cluster-replicas 0 --cluster-yes >/dev/null
+  for _ in $(seq 1 100); do
+    local ready=1
+    for port in "${ports[@]}"; do
+      redis-cli -p "$port" cluster info 2>/dev/null | grep -q 'cluster_state:ok' || ready=0
+    done
+    [ "$ready" = 1 ] && break
+    sleep 0.1
+  done
+  log "started a 3-master Redis Cluster at $REDIS_HOST:${ports[0]}-${ports[2]}"
+}
+
+ensure_sentinel() {
+  local master=$SENTINEL_MASTER_PORT replica=$((SENTINEL_MASTER_PORT + 1))
+  local sentinels=("$SENTINEL_PORT" $((SENTINEL_PORT + 1)) $((SENTINEL_PORT + 2)))
+  if port_open "$REDIS_HOST" "${sentinels[0]}" &&
+    redis-cli -p "${sentinels[0]}" sentinel get-master-addr-by-name "$SENTINEL_NAME" 2>/dev/null | grep -q .; then
+    log "Sentinel already answers at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} (master $SENTINEL_NAME)"
+    return
+  fi
+  port_open "$REDIS_HOST" "$master" || start_redis_node "$master"
+  port_open "$REDIS_HOST" "$replica" || start_redis_node "$replica" --replicaof "$REDIS_HOST" "$master"
+  wait_port "$REDIS_HOST" "$master" "Sentinel's master"
+  wait_port "$REDIS_HOST" "$replica" "Sentinel's replica"
+  local port
+  for port in "${sentinels[@]}"; do
+    port_open "$REDIS_HOST" "$port" && continue
+    mkdir -p "$REDIS_TMP/$port"
+    # A sentinel rewrites its config file: each gets its own, written afresh.
+    cat >"$REDIS_TMP/$port/sentinel.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+dir $REDIS_TMP/$port
+logfile $REDIS_TMP/$port/sentinel.log
+pidfile $REDIS_TMP/$port/sentinel.pid
+sentinel monitor $SENTINEL_NAME $REDIS_HOST $master 2
+sentinel down-after-milliseconds $SENTINEL_NAME 1000
+sentinel failover-timeout $SENTINEL_NAME 5000
+sentinel parallel-syncs $SENTINEL_NAME 1
+CONF
+    redis-server "$REDIS_TMP/$port/sentinel.conf" --sentinel >/dev/null
+  done
+  for port in "${sentinels[@]}"; do wait_port "$REDIS_HOST" "$port" Sentinel; done
+  log "started Sentinel at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} over master $master, replica $replica"
+}
+
 ensure_redis
 ensure_ferretdb
+if [ "$WANT_CLUSTER" = 1 ] || [ "$WANT_SENTINEL" = 1 ]; then
+  # Test files ask for these in parallel: one at a time checks and starts them.
+  mkdir -p "$REDIS_TMP"
+  exec 9>"$REDIS_TMP/.lock"
+  command -v flock >/dev/null && flock 9
+  [ "$WANT_CLUSTER" = 1 ] && ensure_cluster
+  [ "$WANT_SENTINEL" = 1 ] && ensure_sentinel
+fi
 log "REDIS_URL=redis://$REDIS_HOST:$REDIS_PORT MONGO_URL=mongodb://$MONGO_HOST:$MONGO_PORT/herald"
+[ "$WANT_CLUSTER" = 1 ] &&
+  log "cluster: REDIS_MODE=cluster REDIS_URL=redis://$REDIS_HOST:$CLUSTER_PORT,$REDIS_HOST:$((CLUSTER_PORT + 1))"
+[ "$WANT_SENTINEL" = 1 ] &&
+  log "sentinel: REDIS_MODE=sentinel REDIS_SENTINELS=$REDIS_HOST:$SENTINEL_PORT,$REDIS_HOST:$((SENTINEL_PORT + 1)),$REDIS_HOST:$((SENTINEL_PORT + 2)) REDIS_SENTINEL_NAME=$SENTINEL_NAME"
+exit 0
