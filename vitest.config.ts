@@ -27,6 +27,7 @@ const unit = [
   'test/domain/worker-heartbeats.test.ts',
   'test/log/**/*.test.ts',
   'test/queue/job-input.test.ts',
+  'test/redis/partitions.test.ts',
   'test/render/**/*.test.ts',
   'test/store/db-errors.test.ts',
   'test/text/**/*.test.ts',
