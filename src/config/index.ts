@@ -34,6 +34,12 @@ export interface Config {
    * cluster they spread over the shards; a bot's messages all go to one partition.
    */
   readonly redisQueuePartitions: number;
+  /**
+   * REDIS_WAIT_REPLICAS (default 0): replicas that must hold an accepted message before the
+   * answer says so (Redis WAIT, up to DB_TIMEOUT_MS; fewer: 503). Behind Sentinel, 1 keeps a
+   * message accepted just before a failover (replication is asynchronous). Not on a cluster.
+   */
+  readonly redisWaitReplicas: number;
   readonly redisPrefix: string;
   readonly adminToken: string;
   readonly logLevel: LogLevel;
@@ -208,12 +214,20 @@ function hostPorts(name: string, raw: string): RedisNode[] {
 /** REDIS_MODE with what it needs: the cluster's seeds, or the sentinels and the master's name. */
 function redisTopology(
   env: Env,
-): Pick<Config, 'redisUrl' | 'redisMode' | 'redisNodes' | 'redisSentinelName' | 'redisQueuePartitions'> {
+): Pick<
+  Config,
+  'redisUrl' | 'redisMode' | 'redisNodes' | 'redisSentinelName' | 'redisQueuePartitions' | 'redisWaitReplicas'
+> {
   const mode = str(env, 'REDIS_MODE', 'standalone') as RedisMode;
   if (!REDIS_MODES.includes(mode)) {
     throw new ConfigError(`config: REDIS_MODE must be one of ${REDIS_MODES.join(', ')} (got "${mode}")`);
   }
   const redisQueuePartitions = int(env, 'REDIS_QUEUE_PARTITIONS', 1, 1, D.MAX_REDIS_QUEUE_PARTITIONS);
+  const redisWaitReplicas = int(env, 'REDIS_WAIT_REPLICAS', 0, 0, 16);
+  // WAIT asks the node a client happens to pick on a cluster, not the shard that took the job.
+  if (mode === 'cluster' && redisWaitReplicas > 0) {
+    throw new ConfigError('config: REDIS_WAIT_REPLICAS is not supported with REDIS_MODE=cluster');
+  }
   const raw = str(env, 'REDIS_URL', D.DEFAULT_REDIS_URL);
   const urls = mode === 'cluster' ? raw.split(',').map((u) => u.trim()) : [raw];
   for (const [i, u] of urls.entries()) {
@@ -223,14 +237,28 @@ function redisTopology(
   }
   const first = urls[0]!;
   if (mode === 'standalone') {
-    return { redisUrl: first, redisMode: mode, redisNodes: [], redisSentinelName: '', redisQueuePartitions };
+    return {
+      redisUrl: first,
+      redisMode: mode,
+      redisNodes: [],
+      redisSentinelName: '',
+      redisQueuePartitions,
+      redisWaitReplicas,
+    };
   }
   if (mode === 'cluster') {
     const redisNodes = urls.map((u) => {
       const parsed = new URL(u.includes('://') ? u : `redis://${u}`);
       return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 6379) };
     });
-    return { redisUrl: first, redisMode: mode, redisNodes, redisSentinelName: '', redisQueuePartitions };
+    return {
+      redisUrl: first,
+      redisMode: mode,
+      redisNodes,
+      redisSentinelName: '',
+      redisQueuePartitions,
+      redisWaitReplicas,
+    };
   }
   return {
     redisUrl: first,
@@ -238,6 +266,7 @@ function redisTopology(
     redisNodes: hostPorts('REDIS_SENTINELS', str(env, 'REDIS_SENTINELS')),
     redisSentinelName: str(env, 'REDIS_SENTINEL_NAME', D.DEFAULT_REDIS_SENTINEL_NAME),
     redisQueuePartitions,
+    redisWaitReplicas,
   };
 }
 

@@ -59,10 +59,20 @@ export class PipeMessages {
 
   /** Stores a message's job: once this resolves, the message is accepted. */
   async add(job: PipeJob): Promise<void> {
+    const queue = this.partitions.of(job.bot_id);
+    const { replicas, timeoutMs } = this.partitions.durability;
+    let acked = replicas;
     try {
-      await this.partitions.of(job.bot_id).add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
+      await queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id });
+      // WAIT covers every write this connection made before it, the add included.
+      if (replicas > 0) acked = await ((await queue.client) as unknown as Redis).wait(replicas, timeoutMs);
     } catch (err) {
       throw asRedisDependencyError(err);
+    }
+    // Fewer replicas hold it than asked: a failover now could lose it, so it is not accepted
+    // (the ingest withdraws it); the sender retries.
+    if (acked < replicas) {
+      throw asRedisDependencyError(new Error(`the job reached ${acked} of ${replicas} replicas in time`));
     }
   }
 

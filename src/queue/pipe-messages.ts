@@ -137,6 +137,11 @@ export class PipePartitions {
     /** In partition order. */
     readonly all: readonly PipeQueue[],
     private readonly route: (botId: string) => number,
+    /** Replicas an add waits for (REDIS_WAIT_REPLICAS), and how long, in ms. */
+    readonly durability: { readonly replicas: number; readonly timeoutMs: number } = {
+      replicas: 0,
+      timeoutMs: 0,
+    },
   ) {}
 
   /** The partitions `config` names, on `connection`. */
@@ -150,7 +155,10 @@ export class PipePartitions {
           defaultJobOptions: { attempts: PIPE_JOB_ATTEMPTS, backoff: { type: DELIVERY_BACKOFF_TYPE } },
         }),
     );
-    return new PipePartitions(queues, (botId) => partitionOfBot(config, botId));
+    return new PipePartitions(queues, (botId) => partitionOfBot(config, botId), {
+      replicas: config.redisWaitReplicas,
+      timeoutMs: config.dbTimeoutMs,
+    });
   }
 
   /** One queue as the only partition (tests that make their own queue). */
