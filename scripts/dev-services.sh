@@ -152,7 +152,18 @@ ensure_sentinel() {
   local sentinels=("$SENTINEL_PORT" $((SENTINEL_PORT + 1)) $((SENTINEL_PORT + 2)))
   if port_open "$REDIS_HOST" "${sentinels[0]}" &&
     redis-cli -p "${sentinels[0]}" sentinel get-master-addr-by-name "$SENTINEL_NAME" 2>/dev/null | grep -q .; then
-    log "Sentinel already answers at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} (master $SENTINEL_NAME)"
+    # A data node stopped (a failover test killed the master): back as a replica of the master
+    # the sentinels name now.
+    local now port
+    now=$(redis-cli -p "${sentinels[0]}" sentinel get-master-addr-by-name "$SENTINEL_NAME" | tail -1)
+    for port in "$master" "$replica"; do
+      if ! port_open "$REDIS_HOST" "$port"; then
+        start_redis_node "$port" --replicaof "$REDIS_HOST" "$now"
+        wait_port "$REDIS_HOST" "$port" "Sentinel's data node"
+        log "restarted $REDIS_HOST:$port as a replica of $REDIS_HOST:$now"
+      fi
+    done
+    log "Sentinel already answers at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} (master $SENTINEL_NAME at port $now)"
     return
   fi
   port_open "$REDIS_HOST" "$master" || start_redis_node "$master"
