@@ -158,7 +158,7 @@ ensure_sentinel() {
     now=$(redis-cli -p "${sentinels[0]}" sentinel get-master-addr-by-name "$SENTINEL_NAME" | tail -1)
     for port in "$master" "$replica"; do
       if ! port_open "$REDIS_HOST" "$port"; then
-        start_redis_node "$port" --replicaof "$REDIS_HOST" "$now"
+        start_redis_node "$port" --repl-diskless-sync-delay 0 --replicaof "$REDIS_HOST" "$now"
         wait_port "$REDIS_HOST" "$port" "Sentinel's data node"
         log "restarted $REDIS_HOST:$port as a replica of $REDIS_HOST:$now"
       fi
@@ -166,8 +166,11 @@ ensure_sentinel() {
     log "Sentinel already answers at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} (master $SENTINEL_NAME at port $now)"
     return
   fi
-  port_open "$REDIS_HOST" "$master" || start_redis_node "$master"
-  port_open "$REDIS_HOST" "$replica" || start_redis_node "$replica" --replicaof "$REDIS_HOST" "$master"
+  # No 5 s pause before a full resync (a demoted master's, after a failover), so that a replica
+  # is back in sync within a second or so.
+  port_open "$REDIS_HOST" "$master" || start_redis_node "$master" --repl-diskless-sync-delay 0
+  port_open "$REDIS_HOST" "$replica" ||
+    start_redis_node "$replica" --repl-diskless-sync-delay 0 --replicaof "$REDIS_HOST" "$master"
   wait_port "$REDIS_HOST" "$master" "Sentinel's master"
   wait_port "$REDIS_HOST" "$replica" "Sentinel's replica"
   local port

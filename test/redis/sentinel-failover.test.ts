@@ -106,6 +106,25 @@ describe('a Sentinel failover under load', () => {
       `failover: ${answers.length} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, ` +
         `slowest ${slowest} ms, master switch seen after ${switched - switchStarted} ms, 503s over ${refusedFor} ms`,
     );
+    if (process.env.FAILOVER_DEBUG) {
+      const causes = new Map<string, number>();
+      for (const l of app.logs) {
+        const text = JSON.stringify(l.error ?? l.err ?? '');
+        if (l.msg === 'request' || text === '""') continue;
+        const key = `${l.msg}: ${text.slice(0, 160)}`;
+        causes.set(key, (causes.get(key) ?? 0) + 1);
+      }
+      console.log([...causes].sort((a, b) => b[1] - a[1]).slice(0, 15));
+      console.log(
+        JSON.stringify(app.logs.filter((l) => l.msg === 'request' && l.status === 503).slice(0, 2)),
+      );
+      const buckets = new Map<number, string>();
+      for (const a of answers) {
+        const b = Math.floor((a.at - switchStarted) / 500);
+        buckets.set(b, `${buckets.get(b) ?? ''}${a.status === 200 ? '.' : 'x'}`);
+      }
+      console.log([...buckets].map(([b, t]) => `${b * 500}: ${t}`).join('\n'));
+    }
     expect([...statuses.keys()].filter((s) => s !== 200 && s !== 503)).toEqual([]);
     // No hang: a request waits at most about DB_TIMEOUT_MS (the WAIT, or a command's deadline).
     expect(slowest).toBeLessThan(DB_TIMEOUT_MS * 4);
