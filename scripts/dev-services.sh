@@ -113,7 +113,7 @@ start_redis_node() {
   mkdir -p "$REDIS_TMP/$port"
   redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
     --dir "$REDIS_TMP/$port" --logfile "$REDIS_TMP/$port/redis.log" \
-    --pidfile "$REDIS_TMP/$port/redis.pid" "$@" >/dev/null
+    --pidfile "$REDIS_TMP/$port/redis.pid" "$@" >/dev/null 9>&-
 }
 
 ensure_cluster() {
@@ -190,7 +190,8 @@ sentinel down-after-milliseconds $SENTINEL_NAME 1000
 sentinel failover-timeout $SENTINEL_NAME 5000
 sentinel parallel-syncs $SENTINEL_NAME 1
 CONF
-    redis-server "$REDIS_TMP/$port/sentinel.conf" --sentinel >/dev/null
+    # 9>&-: a daemon that kept the lock's descriptor would hold the lock for as long as it runs.
+    redis-server "$REDIS_TMP/$port/sentinel.conf" --sentinel >/dev/null 9>&-
   done
   for port in "${sentinels[@]}"; do wait_port "$REDIS_HOST" "$port" Sentinel; done
   log "started Sentinel at $REDIS_HOST:${sentinels[0]}-${sentinels[2]} over master $master, replica $replica"
