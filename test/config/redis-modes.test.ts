@@ -33,6 +33,11 @@ describe('REDIS_MODE', () => {
       { host: '::1', port: 26380 },
     ]);
     expect(c.redisSentinelName).toBe('mymaster');
+    // An accepted message is on a replica before the answer says so (a failover loses none).
+    expect(c.redisWaitReplicas).toBe(1);
+    expect(() => loadConfig({ ...ADMIN, REDIS_MODE: 'cluster', REDIS_WAIT_REPLICAS: '1' })).toThrow(
+      /not supported/,
+    );
   });
 
   it('refuses what it cannot use', () => {

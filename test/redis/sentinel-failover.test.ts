@@ -47,7 +47,14 @@ beforeAll(async () => {
   app = await startTestApp(
     'sentinel_failover',
     { METRICS_PORT: '0', HOST: '127.0.0.1', RETRY_BASE_MS: '100', DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) },
-    { override: { ...redisModeEnv('sentinel'), REDIS_WAIT_REPLICAS: '1' } },
+    {
+      override: {
+        ...redisModeEnv('sentinel'),
+        ...(process.env.FAILOVER_WAIT_REPLICAS
+          ? { REDIS_WAIT_REPLICAS: process.env.FAILOVER_WAIT_REPLICAS }
+          : {}),
+      },
+    },
   );
   workers = await startWorkers(app.res, app.res.pipeRuntime.queues);
   w = await createWorld(app, { rate_capacity: 100_000, rate_per_second: 100_000 });
@@ -131,14 +138,20 @@ describe('a Sentinel failover under load', () => {
 
     // Every accepted message is delivered, once (the timeline keeps one entry per msg_id).
     const accepted = answers.flatMap((a) => (a.msgId ? [a.msgId] : []));
+    let lost: string[] = [];
     await expect
       .poll(
         async () => {
-          const records = await Promise.all(accepted.map((id) => app.res.store.deliveries.get(id)));
+          // A busy store may miss DB_TIMEOUT_MS now and then: the next poll reads again.
+          const records = await Promise.all(accepted.map((id) => app.res.store.deliveries.get(id))).catch(
+            () => [],
+          );
+          lost = accepted.filter((_, i) => records[i]?.status !== 'sent');
           return records.filter((r) => r?.status === 'sent').length;
         },
         { timeout: 60_000, interval: 500 },
       )
-      .toBe(accepted.length);
+      .toBe(accepted.length)
+      .finally(() => console.log(`failover: ${accepted.length} accepted, ${lost.length} not delivered`));
   }, 120_000);
 });
