@@ -4,8 +4,8 @@
 #   - A MongoDB-compatible store at $MONGO_URL (default mongodb://127.0.0.1:27017):
 #     FerretDB v1.24.2 on its SQLite backend, built once from the Go module proxy (cached)
 #     and started if nothing answers.
-#   - With `cluster` (or HERALD_REDIS_CLUSTER=1): a 3-master Redis Cluster on 127.0.0.1:7001-7003
-#     (HERALD_CLUSTER_PORT, the first port), for REDIS_MODE=cluster.
+#   - With `cluster` (or HERALD_REDIS_CLUSTER=1): a Redis Cluster of 3 masters and 3 replicas on
+#     127.0.0.1:7001-7006 (HERALD_CLUSTER_PORT, the first port), for REDIS_MODE=cluster.
 #   - With `sentinel` (or HERALD_REDIS_SENTINEL=1): a master (6380), a replica (6381) and three
 #     sentinels (26380-26382) watching it as `herald`, for REDIS_MODE=sentinel.
 #   Both on loopback, data in a temp dir ($HERALD_REDIS_TMP, default /tmp/herald-redis), no
@@ -117,34 +117,41 @@ start_redis_node() {
 }
 
 ensure_cluster() {
-  local ports=("$CLUSTER_PORT" $((CLUSTER_PORT + 1)) $((CLUSTER_PORT + 2)))
-  if port_open "$REDIS_HOST" "${ports[0]}" &&
-    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then
-    log "Redis Cluster already answers at $REDIS_HOST:${ports[0]}-${ports[2]}"
+  # Three masters, each with one replica (a shard can fail over: CLUSTER FAILOVER on its replica).
+  local ports=() port
+  for i in 0 1 2 3 4 5; do ports+=($((CLUSTER_PORT + i))); done
+  local up=1
+  for port in "${ports[@]}"; do port_open "$REDIS_HOST" "$port" || up=0; done
+  if [ "$up" = 1 ] &&
+    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok' &&
+    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_known_nodes:6'; then
+    log "Redis Cluster already answers at $REDIS_HOST:${ports[0]}-${ports[5]}"
     return
   fi
-  local port
+  # Anything else (a node down, an older 3-node cluster, one that never formed): start afresh.
   for port in "${ports[@]}"; do
     if port_open "$REDIS_HOST" "$port"; then
-      # A node left from an earlier run whose cluster never formed: start it afresh.
       redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
       for _ in $(seq 1 50); do port_open "$REDIS_HOST" "$port" || break; sleep 0.1; done
     fi
     rm -rf "${REDIS_TMP:?}/$port"
     start_redis_node "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-      --cluster-node-timeout 2000
+      --cluster-node-timeout 2000 --repl-diskless-sync-delay 0
   done
   for port in "${ports[@]}"; do wait_port "$REDIS_HOST" "$port" "Redis Cluster node"; done
-  redis-cli --cluster create "${ports[@]/#/$REDIS_HOST:}" --cluster-replicas 0 --cluster-yes >/dev/null
-  for _ in $(seq 1 100); do
+  # The first three become the masters, the last three their replicas.
+  redis-cli --cluster create "${ports[@]/#/$REDIS_HOST:}" --cluster-replicas 1 --cluster-yes >/dev/null
+  for _ in $(seq 1 200); do
     local ready=1
     for port in "${ports[@]}"; do
       redis-cli -p "$port" cluster info 2>/dev/null | grep -q 'cluster_state:ok' || ready=0
     done
+    # The replicas' roles spread a moment after the slots do.
+    [ "$(redis-cli -p "${ports[0]}" cluster nodes 2>/dev/null | grep -c slave)" = 3 ] || ready=0
     [ "$ready" = 1 ] && break
     sleep 0.1
   done
-  log "started a 3-master Redis Cluster at $REDIS_HOST:${ports[0]}-${ports[2]}"
+  log "started a Redis Cluster at $REDIS_HOST:${ports[0]}-${ports[5]} (3 masters, 3 replicas)"
 }
 
 ensure_sentinel() {
