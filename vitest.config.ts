@@ -40,7 +40,7 @@ const unit = [
 const processes = [
   'test/bin/processes.test.ts',
   'test/redis/redis-policy.test.ts',
-  'test/redis/sentinel-failover.test.ts',
+  'test/redis/failover.test.ts',
   'test/workers/processes.test.ts',
   'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',
