@@ -188,6 +188,13 @@ export class SentLog {
   /** Starts the flusher of this process. */
   async start(): Promise<void> {
     await this.ensureGroup();
+    // A cluster client's CLIENT ID and UNBLOCK go to whichever node it picks, not necessarily the
+    // one its read blocks on (and UNBLOCK could end another client's wait there): on a cluster a
+    // closing read ends when its block time is up.
+    if (isCluster(this.blocking)) {
+      this.running = this.loop();
+      return;
+    }
     const learnId = async () => {
       this.blockingId = Number(await this.blocking.client('ID'));
     };
