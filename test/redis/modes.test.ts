@@ -160,6 +160,34 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
     expect(overview.status).toBe(200);
   });
 
+  it('a change made through one web process is in force in another at once (the pub/sub feeds)', async () => {
+    const other = await startTestApp(
+      `modes_${mode}_b`,
+      {},
+      { sharedWith: app, override: redisModeEnv(mode, partitions) },
+    );
+    try {
+      const pipe = await createPipe(app, worlds[0]!);
+      const send = () =>
+        other.request('POST', `/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(pipe.token)}`, {
+          json: { content: 'feed' },
+        });
+      expect((await send()).status).toBe(200);
+      await app.request('POST', '/admin/api/pipe/update', {
+        admin: true,
+        json: { id: pipe.id, enabled: false },
+      });
+      expect((await send()).status).toBe(401);
+      await app.request('POST', '/admin/api/pipe/update', {
+        admin: true,
+        json: { id: pipe.id, enabled: true },
+      });
+      expect((await send()).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('groups into a digest', async () => {
     const w = worlds[0]!;
     const template = await createTemplate(app, w, DIGEST);
