@@ -76,18 +76,17 @@ export function partitionTag(i: number): string {
   return tag;
 }
 
-/** Whether the pipe queue is one queue under its historical name (standalone or Sentinel, 1 partition). */
-const untagged = (config: PartitionConfig): boolean =>
-  config.redisQueuePartitions === 1 && config.redisMode !== 'cluster';
-
 /**
- * The BullMQ queue names of the pipe queue's partitions, in partition order. One partition off a
- * cluster keeps the name `pipe-messages` (and so today's keys); otherwise each name is its hash
- * tag in braces (`{pipe-messages-3.81}`), which puts every key BullMQ makes for it in one slot.
+ * The BullMQ queue names of the pipe queue's partitions, in partition order. Each is its hash tag
+ * in braces (`{pipe-messages-3.81}`), which puts every key BullMQ makes for it in one slot; but
+ * off a cluster partition 0 keeps the name `pipe-messages` (and so today's keys): one partition
+ * changes nothing for an existing install, and raising REDIS_QUEUE_PARTITIONS there keeps
+ * consuming the jobs already queued.
  */
 export function pipeQueueNames(config: PartitionConfig): string[] {
-  if (untagged(config)) return [PIPE_QUEUE];
-  return Array.from({ length: config.redisQueuePartitions }, (_, i) => `{${partitionTag(i)}}`);
+  return Array.from({ length: config.redisQueuePartitions }, (_, i) =>
+    i === 0 && config.redisMode !== 'cluster' ? PIPE_QUEUE : `{${partitionTag(i)}}`,
+  );
 }
 
 /** FNV-1a (32 bits) of the bot id: spreads ids of any shape, the same in every process. */

@@ -40,7 +40,8 @@ describe('pipe queue partitions', () => {
     expect(four.every((n) => /^\{pipe-messages-\d+\.\d+\}$/.test(n))).toBe(true);
     expect(pipeQueueNames(cluster(16)).slice(0, 4)).toEqual(four);
     expect(pipeQueueNames(cluster(1))).toEqual([four[0]]);
-    expect(pipeQueueNames(standalone(4))).toEqual(four);
+    // Off a cluster partition 0 keeps the old queue, so raising the count strands no job.
+    expect(pipeQueueNames(standalone(4))).toEqual(['pipe-messages', ...four.slice(1)]);
   });
 
   it('spreads 16 partitions within 20 % of even over 3 shards of even slot ranges', () => {
