@@ -10,8 +10,9 @@ import type { InputEncoding } from './job-input.js';
  * The queue of pipe messages: web processes add, worker processes consume. It is one BullMQ
  * queue (`pipe-messages`), or REDIS_QUEUE_PARTITIONS of them, each under its own hash tag (so that
  * on a Redis Cluster they spread over the shards: a BullMQ queue lives in one slot). A message goes
- * to its bot's partition (redis/partitions.ts partitionOfBot), so a bot's messages keep their
- * order and its budget's keys sit with them; every worker process consumes every partition.
+ * to its bot's partition (redis/partitions.ts partitionOfBot), so a bot's messages share one
+ * queue and, on a cluster, one shard with its budget's keys; every worker process consumes every
+ * partition.
  */
 
 /** BullMQ job name of every job on the pipe queue's partitions. */
@@ -184,8 +185,8 @@ export interface PipeQueueHandle {
 }
 
 /**
- * The producer side of the pipe queue (every partition) on its own connection. No offline queue and one retry per
- * command: while Redis is away `add` fails at once (the request answers 503) instead of
+ * The producer side of the pipe queue (every partition) on its own connection. No offline queue
+ * and one retry per command: while Redis is away `add` fails at once (the request answers 503) instead of
  * waiting in a client-side buffer and accepting a message that was never stored. `bounded`: a
  * command without an answer after DB_TIMEOUT_MS fails as well (Redis stopped answering).
  */
