@@ -27,6 +27,7 @@ const unit = [
   'test/domain/worker-heartbeats.test.ts',
   'test/log/**/*.test.ts',
   'test/queue/job-input.test.ts',
+  'test/redis/partitions.test.ts',
   'test/render/**/*.test.ts',
   'test/store/db-errors.test.ts',
   'test/text/**/*.test.ts',
@@ -41,6 +42,7 @@ const unit = [
 const processes = [
   'test/bin/processes.test.ts',
   'test/redis/redis-policy.test.ts',
+  'test/redis/failover.test.ts',
   'test/workers/processes.test.ts',
   'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',

@@ -272,7 +272,10 @@ try {
   for (const [nonce, list] of perNonce) {
     if (list.length < 2) continue;
     const first = list[0] as number;
-    const kill = kills.reduce((best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best), Infinity);
+    const kill = kills.reduce(
+      (best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best),
+      Infinity,
+    );
     const against = Number.isFinite(kill)
       ? `, ${first <= kill ? `${kill - first} ms before` : `${first - kill} ms after`} the nearest kill`
       : '';

@@ -86,8 +86,9 @@ const redisPid = pidOnPort(Number(new URL(process.env.REDIS_URL ?? 'redis://127.
 
 /** Socket reads Redis has done so far (INFO stats): how many writes its clients sent it. */
 async function redisReads(): Promise<number> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const { benchRedis } = await import('./lib/redis.js');
+  const client = benchRedis('command');
+  await client.connect();
   try {
     return Number(/total_reads_processed:(\d+)/.exec(await client.info('stats'))?.[1]);
   } finally {
@@ -291,16 +292,16 @@ async function serveBaseline() {
   const { default: Koa } = await import('koa');
   const { koaBody } = await import('koa-body');
   const { Ajv } = await import('ajv');
-  const { Redis } = await import('ioredis');
   const { Queue } = await import('bullmq');
   const { createServer } = await import('node:http');
   const { randomUUID } = await import('node:crypto');
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `${process.env.REDIS_PREFIX}-baseline`;
-  const redis = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
+  const { benchRedis } = await import('./lib/redis.js');
+  // Herald's command client: no offline queue, as the baseline had (and one retry per command).
+  const redis = benchRedis('command');
   await redis.connect();
   await redis.set(`${prefix}:token`, 'pipe-1');
-  const producer = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
+  const producer = benchRedis('command');
   await producer.connect();
   const queue = new Queue('baseline', { connection: producer, prefix });
   const validate = new Ajv().compile(

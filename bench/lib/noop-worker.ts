@@ -4,7 +4,7 @@
  * it can take jobs; exits on SIGTERM.
  */
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { benchRedis } from './redis.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -12,7 +12,9 @@ const env = (name: string): string => {
   return value;
 };
 
-const connection = new Redis(env('REDIS_URL'), { maxRetriesPerRequest: null });
+// BullMQ's worker connection: retries forever, as BullMQ requires.
+const connection = benchRedis('blocking');
+await connection.connect();
 const worker = new Worker(env('BENCH_QUEUE'), async () => {}, {
   connection,
   prefix: env('REDIS_PREFIX'),

@@ -19,9 +19,9 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { type InputEncoding, inputText } from '../../src/queue/job-input.js';
 import { compileTemplate } from '../../src/render/index.js';
+import { benchRedis } from './redis.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -117,7 +117,9 @@ async function postAlone(n: number, concurrency: number): Promise<number> {
   return (cpuNow() - start) / n;
 }
 
-const connection = new Redis(env('REDIS_URL'), { maxRetriesPerRequest: null });
+// BullMQ's worker connection: retries forever, as BullMQ requires.
+const connection = benchRedis('blocking');
+await connection.connect();
 const worker = new Worker(
   env('BENCH_QUEUE'),
   async (job) => {

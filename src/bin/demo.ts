@@ -56,7 +56,7 @@ const config = configOrExit({
 const log = createLogger(config.logLevel).child({ process: 'demo' });
 try {
   const resources = await openResources(config, log);
-  const workers = await startWorkers(resources, resources.pipeRuntime.queue);
+  const workers = await startWorkers(resources, resources.pipeRuntime.queues);
   // Shows the demo's worker in the back office's overview while it runs.
   const heartbeat = new WorkerHeartbeat(resources.redis, config.redisPrefix, config.workerConcurrency, log);
   await heartbeat.start();

@@ -18,7 +18,7 @@ try {
     await core.close();
     throw err;
   });
-  const workers = await startWorkers(core, queue.queue).catch(async (err: unknown) => {
+  const workers = await startWorkers(core, queue.partitions).catch(async (err: unknown) => {
     await queue.close();
     await core.close();
     throw err;

@@ -11,6 +11,13 @@ export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_MONGO_URL = 'mongodb://127.0.0.1:27017/herald';
 /** Local Redis started by scripts/dev-services.sh. */
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** REDIS_SENTINEL_NAME: the name Redis's own sentinel.conf example gives the master. */
+export const DEFAULT_REDIS_SENTINEL_NAME = 'mymaster';
+/**
+ * Most pipe queue partitions (REDIS_QUEUE_PARTITIONS). Every worker process consumes every
+ * partition (one blocking connection each, per node on a cluster), so the count is kept small.
+ */
+export const MAX_REDIS_QUEUE_PARTITIONS = 256;
 /** Prefix of every Redis key Herald writes (BullMQ queues included), so Herald can share a Redis. */
 export const DEFAULT_REDIS_PREFIX = 'herald';
 /** Shortest admin token accepted: shorter secrets can be guessed. */

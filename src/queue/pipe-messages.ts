@@ -2,13 +2,20 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.js';
 import { createRedis } from '../redis/clients.js';
-import { PIPE_QUEUE } from '../redis/keys.js';
+import { PIPE_QUEUE, partitionOfBot, pipeQueueNames } from '../redis/partitions.js';
 import { batchWritesPerTurn } from '../redis/turn-batching.js';
 import type { InputEncoding } from './job-input.js';
 
-/** The one queue of pipe messages: web processes add, worker processes consume. */
+/**
+ * The queue of pipe messages: web processes add, worker processes consume. It is one BullMQ
+ * queue (`pipe-messages`), or REDIS_QUEUE_PARTITIONS of them, each under its own hash tag (so that
+ * on a Redis Cluster they spread over the shards: a BullMQ queue lives in one slot). A message goes
+ * to its bot's partition (redis/partitions.ts partitionOfBot), so a bot's messages share one
+ * queue and, on a cluster, one shard with its budget's keys; every worker process consumes every
+ * partition.
+ */
 
-/** BullMQ job name of every job on PIPE_QUEUE. */
+/** BullMQ job name of every job on the pipe queue's partitions. */
 export const PIPE_JOB_NAME = 'pipe-message';
 
 /**
@@ -117,8 +124,60 @@ export const PIPE_JOB_RETENTION = {
 
 export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
 
+/**
+ * The BullMQ queue names of the pipe queue's partitions, in order (`['pipe-messages']` with one
+ * partition off a cluster). What iterates the partitions without a handle (metrics, scripts).
+ */
+export function pipeQueuePartitions(config: Pick<Config, 'redisMode' | 'redisQueuePartitions'>): string[] {
+  return pipeQueueNames(config);
+}
+
+/** The pipe queue's partitions, one BullMQ Queue each, on one connection. */
+export class PipePartitions {
+  private constructor(
+    /** In partition order. */
+    readonly all: readonly PipeQueue[],
+    private readonly route: (botId: string) => number,
+    /** Replicas an add waits for (REDIS_WAIT_REPLICAS), and how long, in ms. */
+    readonly durability: { readonly replicas: number; readonly timeoutMs: number } = {
+      replicas: 0,
+      timeoutMs: 0,
+    },
+  ) {}
+
+  /** The partitions `config` names, on `connection`. */
+  static open(config: Config, connection: Redis): PipePartitions {
+    const queues = pipeQueueNames(config).map(
+      (name): PipeQueue =>
+        new Queue(name, {
+          connection,
+          prefix: config.redisPrefix,
+          // Retention is the workers' (PIPE_JOB_RETENTION).
+          defaultJobOptions: { attempts: PIPE_JOB_ATTEMPTS, backoff: { type: DELIVERY_BACKOFF_TYPE } },
+        }),
+    );
+    return new PipePartitions(queues, (botId) => partitionOfBot(config, botId), {
+      replicas: config.redisWaitReplicas,
+      timeoutMs: config.dbTimeoutMs,
+    });
+  }
+
+  /** One queue as the only partition (tests that make their own queue). */
+  static single(queue: PipeQueue): PipePartitions {
+    return new PipePartitions([queue], () => 0);
+  }
+
+  /** The queue of `botId`'s messages. */
+  of(botId: string): PipeQueue {
+    return this.all[this.route(botId)]!;
+  }
+}
+
 export interface PipeQueueHandle {
+  /** Partition 0: the whole pipe queue unless REDIS_QUEUE_PARTITIONS is above 1. */
   readonly queue: PipeQueue;
+  /** Every partition; a message's is `partitions.of(bot_id)`. */
+  readonly partitions: PipePartitions;
   /** The connection the queue writes on (its own). */
   readonly connection: Redis;
   /** Closes the queue and its connection; safe to call more than once. */
@@ -126,8 +185,8 @@ export interface PipeQueueHandle {
 }
 
 /**
- * The producer side of PIPE_QUEUE on its own connection. No offline queue and one retry per
- * command: while Redis is away `add` fails at once (the request answers 503) instead of
+ * The producer side of the pipe queue (every partition) on its own connection. No offline queue
+ * and one retry per command: while Redis is away `add` fails at once (the request answers 503) instead of
  * waiting in a client-side buffer and accepting a message that was never stored. `bounded`: a
  * command without an answer after DB_TIMEOUT_MS fails as well (Redis stopped answering).
  */
@@ -139,21 +198,17 @@ export async function createPipeQueue(config: Config, bounded = true): Promise<P
   // The adds of all requests served in one event-loop turn leave in one write.
   batchWritesPerTurn(connection);
   await connection.connect();
-  const queue: PipeQueue = new Queue(PIPE_QUEUE, {
-    connection,
-    prefix: config.redisPrefix,
-    // Retention is the workers' (PIPE_JOB_RETENTION).
-    defaultJobOptions: { attempts: PIPE_JOB_ATTEMPTS, backoff: { type: DELIVERY_BACKOFF_TYPE } },
-  });
-  queue.on('error', () => {});
-  await queue.waitUntilReady();
+  const partitions = PipePartitions.open(config, connection);
+  for (const queue of partitions.all) queue.on('error', () => {});
+  await Promise.all(partitions.all.map((queue) => queue.waitUntilReady()));
   let closing: Promise<void> | undefined;
   return {
-    queue,
+    queue: partitions.all[0]!,
+    partitions,
     connection,
     close() {
       closing ??= (async () => {
-        await queue.close().catch(() => {});
+        await Promise.all(partitions.all.map((queue) => queue.close().catch(() => {})));
         await connection.quit().catch(() => connection.disconnect());
       })();
       return closing;

@@ -1,27 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { QueueKeys } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config/index.js';
 import type { MetricProbes, PartitionStats } from '../metrics/index.js';
-import { PIPE_QUEUE, type PipeQueue } from './pipe-messages.js';
+import type { PipeQueue } from './pipe-messages.js';
 
 const LUA = readFileSync(new URL('./queue-stats.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldQueueStats';
 type StatsCommand = (...keysThenArgs: string[]) => Promise<number[]>;
 
-/** One pipe queue: its BullMQ name and the `partition` label value of its series. */
+/** One pipe queue: its BullMQ name and the `partition` label value of its series (its index). */
 export interface PipeQueuePartition {
   readonly name: string;
   readonly partition: string;
-}
-
-/**
- * The pipe queues the gauges report, one per partition. One queue today; with partitioned
- * queues (issue 22, REDIS_QUEUE_PARTITIONS in `config`) this lists each partition's queue name
- * under its index.
- */
-export function pipeQueuePartitions(_config: Config): readonly PipeQueuePartition[] {
-  return [{ name: PIPE_QUEUE, partition: '0' }];
 }
 
 /**
@@ -66,16 +56,23 @@ export async function readPartitionStats(
  * per partition (a dozen O(1) or O(log n) reads inside it). Dead messages are the failed jobs the
  * queue keeps (PIPE_JOB_KEEP_FAILED_S, 7 days, as long as they can be replayed). Not counted in
  * the store: a scrape every few seconds would count a growing delivery collection, which
- * FerretDB does by scanning it, and a slow store would hang /metrics. `queue`'s connection
- * carries the reads.
+ * FerretDB does by scanning it, and a slow store would hang /metrics. `queues` are the
+ * partitions (redis/partitions.ts), in order: each one's own connection carries its read.
  */
-export function pipeProbes(queue: PipeQueue, config: Config, now: () => number = Date.now): MetricProbes {
+export function pipeProbes(queues: readonly PipeQueue[], now: () => number = Date.now): MetricProbes {
   return {
     queueStats: async () => {
-      const client = (await queue.client) as unknown as Redis;
-      const prefix = queue.opts.prefix ?? 'bull';
       const at = now();
-      return Promise.all(pipeQueuePartitions(config).map((p) => readPartitionStats(client, prefix, p, at)));
+      return Promise.all(
+        queues.map(async (queue, i) =>
+          readPartitionStats(
+            (await queue.client) as unknown as Redis,
+            queue.opts.prefix ?? 'bull',
+            { name: queue.name, partition: String(i) },
+            at,
+          ),
+        ),
+      );
     },
   };
 }

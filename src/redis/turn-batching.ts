@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { isCluster } from './clients.js';
 
 /*
  * Turn batching for Redis clients on hot paths. ioredis writes every command to its socket at
@@ -43,6 +44,9 @@ const awaitingReplies = (redis: Redis): number =>
 export function batchWritesPerTurn(redis: Redis): Redis {
   const marked = redis as Redis & { [BATCHED]?: true };
   if (marked[BATCHED]) return redis;
+  // A cluster client writes to one socket per node, which it picks inside sendCommand (and a
+  // wrapper that dropped its third argument, the node, broke it): no batching there.
+  if (isCluster(redis)) return redis;
   marked[BATCHED] = true;
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (command, stream) => {

@@ -6,7 +6,7 @@ import type { Deps } from '../domain/deps.js';
 import type { RunningServer } from '../http/server.js';
 import { metricsFor } from '../metrics/index.js';
 import { PipeMessages } from '../queue/messages.js';
-import { PIPE_JOB_RETENTION, PIPE_QUEUE, type PipeJob, type PipeQueue } from '../queue/pipe-messages.js';
+import { PIPE_JOB_RETENTION, type PipeJob, PipePartitions, type PipeQueue } from '../queue/pipe-messages.js';
 import { pipeProbes } from '../queue/probes.js';
 import { BucketLeases } from '../ratelimit/bucket-leases.js';
 import { createRedis } from '../redis/clients.js';
@@ -46,19 +46,31 @@ export interface RunningWorkers {
 }
 
 /**
- * Starts the pipe-message consumer of this process: `config.workerConcurrency` jobs at once,
- * GET /metrics on `config.metricsPort`. Refuses to start on a Redis that may evict queue keys.
- * `queue` is a producer handle on the pipe queue: job reads for the dead-job sweeps, and the
- * depth gauges.
+ * Jobs each partition's consumer runs at once: WORKER_CONCURRENCY shared out over the partitions,
+ * at least one each (so a process runs at least WORKER_CONCURRENCY jobs when all are busy, and at
+ * most that plus one per partition).
  */
-export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<RunningWorkers> {
+export const partitionConcurrency = (concurrency: number, partitions: number): number =>
+  Math.max(1, Math.ceil(concurrency / partitions));
+
+/**
+ * Starts the pipe-message consumers of this process, one per partition of the pipe queue (every
+ * process consumes every partition): `config.workerConcurrency` jobs at once in all, GET /metrics
+ * on `config.metricsPort`. Refuses to start on a Redis that may evict queue keys. `queues` is a
+ * producer handle on the pipe queue's partitions (one queue: the only partition): job reads for
+ * the dead-job sweeps, digests, and the depth gauges.
+ */
+export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueue): Promise<RunningWorkers> {
   const { config, log } = deps;
+  const partitions = queues instanceof PipePartitions ? queues : PipePartitions.single(queues);
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
-  // How busy the job slots are, for the autoscaling gauges (utilisation.ts).
-  const slots = new SlotUtilisation(config.workerConcurrency);
-  metrics.setProbes({ ...pipeProbes(queue, config), utilisation: () => slots.read() });
-  const messages = new PipeMessages(queue);
+  // How busy the job slots are, for the autoscaling gauges (utilisation.ts): every partition's
+  // consumer's slots together.
+  const concurrency = partitionConcurrency(config.workerConcurrency, partitions.all.length);
+  const slots = new SlotUtilisation(concurrency * partitions.all.length);
+  metrics.setProbes({ ...pipeProbes(partitions.all), utilisation: () => slots.read() });
+  const messages = new PipeMessages(partitions);
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
   const closers: Array<() => Promise<void>> = [() => caches.close()];
@@ -67,7 +79,7 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
   };
   let metricsServer: RunningServer;
   let connection: Redis;
-  let worker: Worker<PipeJob>;
+  let consumers: Array<Worker<PipeJob>>;
   try {
     metricsServer = await startMetricsServer(metrics.registry, config.metricsPort, config.host);
     closers.push(() => metricsServer.close(1_000));
@@ -98,7 +110,15 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
     const renderer = new RenderPool(config.renderThreads, log);
     closers.push(() => renderer.close());
     await renderer.ready();
-    const ctx = { deps, caches, metrics, sentLog, renderer, budgets: new BucketLeases(deps.redis), queue };
+    const ctx = {
+      deps,
+      caches,
+      metrics,
+      sentLog,
+      renderer,
+      budgets: new BucketLeases(deps.redis),
+      queues: partitions,
+    };
     // A database or Redis outage delays the job without spending an attempt (dependency-wait.ts).
     const processor = slots.wrap(
       waitOutDependencyErrors<PipeJob, unknown>(
@@ -107,36 +127,41 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
         log,
       ),
     );
-    worker = new Worker<PipeJob>(PIPE_QUEUE, processor, {
-      connection,
-      prefix: config.redisPrefix,
-      concurrency: config.workerConcurrency,
-      lockDuration: config.lockDurationMs,
-      stalledInterval: config.stalledIntervalMs,
-      maxStalledCount: MAX_STALLED_COUNT,
-      ...PIPE_JOB_RETENTION,
-      settings: { backoffStrategy: deliveryBackoff(config.retryBaseMs) },
-      autorun: false,
-    });
+    consumers = partitions.all.map(
+      (queue) =>
+        new Worker<PipeJob>(queue.name, processor, {
+          connection,
+          prefix: config.redisPrefix,
+          concurrency,
+          lockDuration: config.lockDurationMs,
+          stalledInterval: config.stalledIntervalMs,
+          maxStalledCount: MAX_STALLED_COUNT,
+          ...PIPE_JOB_RETENTION,
+          settings: { backoffStrategy: deliveryBackoff(config.retryBaseMs) },
+          autorun: false,
+        }),
+    );
   } catch (err) {
     await closeAll();
     throw err;
   }
-  worker.on('error', (err) => log.warn('worker error', { error: err.message }));
   // A delivered job is kept for status reads; its input is not needed again (drop-inputs.ts).
-  const dropper = new InputDropper(deps.redis, config.redisPrefix, log);
+  const dropper = new InputDropper(deps.redis, config, log);
   closers.push(() => dropper.settled());
-  worker.on('completed', (job: Job<PipeJob>) => {
-    if (job.id !== undefined) dropper.add(job.id, job.data);
-  });
   let closing: Promise<void> | undefined;
-  // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
-  // (or, should it ever happen, one whose processor could not write its failed record). Retried
-  // while the store is away, so the message does reach the dead list.
-  worker.on('failed', (job: Job<PipeJob> | undefined, err: Error) => {
-    if (!job) return;
-    void recordDeadJobPatiently(deps, job, err, () => closing !== undefined);
-  });
+  for (const worker of consumers) {
+    worker.on('error', (err) => log.warn('worker error', { error: err.message }));
+    worker.on('completed', (job: Job<PipeJob>) => {
+      if (job.id !== undefined) dropper.add(job.id, job.data);
+    });
+    // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
+    // (or, should it ever happen, one whose processor could not write its failed record). Retried
+    // while the store is away, so the message does reach the dead list.
+    worker.on('failed', (job: Job<PipeJob> | undefined, err: Error) => {
+      if (!job) return;
+      void recordDeadJobPatiently(deps, job, err, () => closing !== undefined);
+    });
+  }
   // Dead jobs whose recording process died first, and replays cut off before their job was
   // queued: looked for at start-up and with each sweep.
   const reconcile = () =>
@@ -154,8 +179,10 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
     void reconcile();
   }, RETENTION_SWEEP_MS);
   sweep.unref();
-  void worker.run().catch((err: unknown) => log.error('worker stopped', { error: err }));
-  await worker.waitUntilReady();
+  for (const worker of consumers) {
+    void worker.run().catch((err: unknown) => log.error('worker stopped', { error: err }));
+  }
+  await Promise.all(consumers.map((worker) => worker.waitUntilReady()));
 
   return {
     metricsPort: metricsServer.port,
@@ -164,7 +191,7 @@ export async function startWorkers(deps: Deps, queue: PipeQueue): Promise<Runnin
         clearInterval(sweep);
         // Stop fetching and let in-flight jobs finish; past the deadline, force: their locks
         // lapse and another worker takes them (nothing is lost).
-        const graceful = worker.close();
+        const graceful = Promise.all(consumers.map((worker) => worker.close()));
         const finished = await Promise.race([graceful.then(() => true), sleep(timeoutMs).then(() => false)]);
         if (!finished) {
           log.warn('in-flight messages did not finish in time; leaving them to other workers', {

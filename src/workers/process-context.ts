@@ -1,6 +1,6 @@
 import type { Deps } from '../domain/deps.js';
 import type { HeraldMetrics } from '../metrics/index.js';
-import type { PipeQueue } from '../queue/pipe-messages.js';
+import type { PipePartitions } from '../queue/pipe-messages.js';
 import type { BucketLeases } from '../ratelimit/bucket-leases.js';
 import type { WorkerCaches } from './caches.js';
 import type { SentLog } from './recovery/sent-log.js';
@@ -16,8 +16,8 @@ export interface ProcessContext {
   /** The bots' message buckets, with this process's leases on busy ones. */
   readonly budgets: BucketLeases;
   /**
-   * The pipe queue, where a group's digest is added (delivery/grouping.ts). Absent only in tests
-   * that run jobs of ungrouped pipes themselves.
+   * The pipe queue's partitions, where a group's digest is added, to its bot's partition
+   * (delivery/grouping.ts). Absent only in tests that run jobs of ungrouped pipes themselves.
    */
-  readonly queue?: PipeQueue;
+  readonly queues?: PipePartitions;
 }

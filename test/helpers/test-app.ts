@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { createHttpHandler } from '../../src/api/app.js';
 import { type Config, loadConfig } from '../../src/config/index.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
@@ -50,16 +51,21 @@ export async function startTestApp(
   options: {
     /** A second web process of `sharedWith`: same database and Redis prefix; its close() drops neither. */
     readonly sharedWith?: TestApp;
+    /** Settings that win over the environment's (a Redis mode's REDIS_URL, say; `env` only fills gaps). */
+    readonly override?: Readonly<Record<string, string>>;
   } = {},
 ): Promise<TestApp> {
   const shared = options.sharedWith;
   const unique = shared ? shared.config.redisPrefix.replace(/^herald-test-/, '') : uniqueName(name);
-  const config = loadConfig(process.env, {
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    LOG_LEVEL: 'debug',
-    REDIS_PREFIX: `herald-test-${unique}`,
-    ...env,
-  });
+  const config = loadConfig(
+    { ...process.env, ...options.override },
+    {
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      LOG_LEVEL: 'debug',
+      REDIS_PREFIX: `herald-test-${unique}`,
+      ...env,
+    },
+  );
   const lines: string[] = [];
   const log = createLogger('debug', (line) => lines.push(line));
   const res = await openResources(config, log, { dbName: `herald_test_${unique}` });
@@ -113,12 +119,19 @@ export async function startTestApp(
 }
 
 export async function deleteRedisPrefix(res: Resources, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await res.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await res.redis.del(...keys);
-  } while (cursor !== '0');
+  // On a cluster each master holds its own keys, and one DEL names keys of one slot.
+  const cluster = res.redis as unknown as { isCluster?: boolean; nodes?: (role: 'master') => Redis[] };
+  const nodes = cluster.isCluster && cluster.nodes ? cluster.nodes('master') : [res.redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      if (cluster.isCluster) await Promise.all(keys.map((k) => node.del(k)));
+      else await node.del(...keys);
+    } while (cursor !== '0');
+  }
 }
 
 /** Creates a bot through the admin API; returns its record and token. */

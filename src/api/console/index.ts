@@ -15,7 +15,7 @@ const API_PATH = '/console/api';
  */
 export function consoleApp(deps: PipeDeps): Middleware<HeraldState> {
   const files = consoleFiles(deps.config);
-  const queues = queueBrowser(deps, deps.pipeRuntime.queue);
+  const queues = queueBrowser(deps, deps.pipeRuntime.queues.all);
   return async (ctx, next) => {
     const path = ctx.path;
     if (!isConsolePath(path)) return next();

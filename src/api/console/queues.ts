@@ -21,17 +21,17 @@ export const boardPolicy = (html: string): string =>
   contentSecurityPolicy(inlineScriptHashes(html), { baseUri: "'self'" });
 
 /**
- * bull-board over the pipe queue, behind the console's sign-in. Read-only: a job retried or
+ * bull-board over the pipe queue (every partition), behind the console's sign-in. Read-only: a job retried or
  * removed here would bypass the delivery records that Herald's replay keeps (the console's
  * Deliveries screen replays through the admin API), and bull-board's page cannot send our
  * X-CSRF-Token; its state-changing calls still need one (adminAuthenticator), and then meet
  * bull-board's own read-only refusal.
  */
-export function queueBrowser(deps: Deps, queue: Queue): Middleware<HeraldState> {
+export function queueBrowser(deps: Deps, queues: readonly Queue[]): Middleware<HeraldState> {
   const adapter = new KoaAdapter();
   adapter.setBasePath(QUEUES_PATH);
   createBullBoard({
-    queues: [new BullMQAdapter(queue, { readOnlyMode: true })],
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'Herald queues' } },
   });

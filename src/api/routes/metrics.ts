@@ -12,7 +12,7 @@ import type { HeraldState } from '../state.js';
  */
 export function metricsRoutes(router: Router<HeraldState>, deps: PipeDeps): void {
   const metrics = metricsFor(deps);
-  metrics.setProbes(pipeProbes(deps.pipeRuntime.queue, deps.config));
+  metrics.setProbes(pipeProbes(deps.pipeRuntime.queues.all));
   router.get('/metrics', requireAdmin(deps), async (ctx) => {
     ctx.status = 200;
     ctx.type = metrics.registry.contentType;

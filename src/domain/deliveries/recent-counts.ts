@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { isCluster } from '../../redis/clients.js';
 import { deliveryCountsKey } from '../../redis/keys.js';
 
 /*
@@ -130,11 +131,23 @@ export function summarize(
 /** The counts of the last RECENT_MINUTES minutes up to `now` (ms), in one round trip. */
 export async function recentCounts(redis: Redis, prefix: string, now: number): Promise<RecentCounts> {
   const minutes = windowMinutes(now);
-  const p = redis.pipeline();
-  for (const minute of minutes) p.hmget(deliveryCountsKey(prefix, minute), ...OUTCOMES);
   let replies: Array<[Error | null, unknown]> | null;
   try {
-    replies = await p.exec();
+    if (isCluster(redis)) {
+      // The minutes' keys lie in many slots: a cluster pipeline holds one; read each on its own.
+      replies = await Promise.all(
+        minutes.map((minute) =>
+          redis.hmget(deliveryCountsKey(prefix, minute), ...OUTCOMES).then(
+            (v): [Error | null, unknown] => [null, v],
+            (err: Error): [Error | null, unknown] => [err, null],
+          ),
+        ),
+      );
+    } else {
+      const p = redis.pipeline();
+      for (const minute of minutes) p.hmget(deliveryCountsKey(prefix, minute), ...OUTCOMES);
+      replies = await p.exec();
+    }
   } catch (err) {
     throw asRedisDependencyError(err);
   }

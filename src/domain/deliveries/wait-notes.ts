@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
+import { isCluster } from '../../redis/clients.js';
 import { waitNoteKey } from '../../redis/keys.js';
 
 /**
@@ -40,6 +41,16 @@ export async function noteWait(
   try {
     if (!also) {
       await redis.set(key, JSON.stringify(note), 'PX', ttl);
+      return;
+    }
+    if (isCluster(redis)) {
+      // A cluster's MULTI holds one slot: the note first, then the caller's commands (a count).
+      await redis.set(key, JSON.stringify(note), 'PX', ttl);
+      const more = redis.multi();
+      also(more);
+      const replies = await more.exec();
+      const failed = replies?.find(([err]) => err !== null)?.[0];
+      if (failed) throw failed;
       return;
     }
     const m = redis.multi().set(key, JSON.stringify(note), 'PX', ttl);

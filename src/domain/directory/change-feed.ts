@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.js';
-import { createRedis } from '../../redis/clients.js';
+import { createRedis, type RedisConfig } from '../../redis/clients.js';
 import { directoryChangeChannel, directoryFeedName } from '../../redis/keys.js';
 import type { Deps } from '../deps.js';
 import type { DirectoryChange, DirectoryChangeKind, LocalChanges } from '../local-changes.js';
@@ -115,7 +115,7 @@ export interface SubscribeOptions {
  * command). Resolves once subscribed. Malformed messages are ignored.
  */
 export async function subscribeDirectoryChanges(
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'dbTimeoutMs'>,
+  config: RedisConfig & Pick<Config, 'redisPrefix'>,
   onChange: (change: DirectoryChange) => void,
   options: SubscribeOptions = {},
 ): Promise<DirectorySubscription> {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { orRedisDown } from '../../ratelimit/redis-errors.js';
 import { pipeCaptureKey, pipeCapturesKey } from '../../redis/keys.js';
+import { clusterTag } from '../../redis/partitions.js';
 import type { Deps } from '../deps.js';
 
 /*
@@ -211,14 +212,14 @@ function writeCaptures(
   const args: Array<string | number | Buffer> = [
     config.captureTtlS * 1000,
     config.captureMaxItems,
-    pipeCaptureKey(config.redisPrefix, pipeId, ''),
+    pipeCaptureKey(config.redisPrefix, pipeId, '', clusterTag(config, pipeId)),
   ];
   for (const c of captures) {
     const stored = encodeCapture(c.acceptedAt, c.source, c.body, config.captureMaxBytes);
     args.push(c.msgId, stored.meta, stored.body ?? '');
   }
   scripts(redis)
-    [KEEP](pipeCapturesKey(config.redisPrefix, pipeId), ...args)
+    [KEEP](pipeCapturesKey(config.redisPrefix, pipeId, clusterTag(config, pipeId)), ...args)
     .catch((err: unknown) =>
       deps.log.warn('payloads not captured', {
         pipe_id: pipeId,
@@ -260,8 +261,8 @@ export async function listCaptures(deps: Pick<Deps, 'config' | 'redis'>, pipeId:
   if (config.captureMaxItems === 0) return [];
   const flat = await orRedisDown(() =>
     scripts(deps.redis)[LIST](
-      pipeCapturesKey(config.redisPrefix, pipeId),
-      pipeCaptureKey(config.redisPrefix, pipeId, ''),
+      pipeCapturesKey(config.redisPrefix, pipeId, clusterTag(config, pipeId)),
+      pipeCaptureKey(config.redisPrefix, pipeId, '', clusterTag(config, pipeId)),
       config.captureMaxItems,
     ),
   );
@@ -275,7 +276,9 @@ export async function listCaptures(deps: Pick<Deps, 'config' | 'redis'>, pipeId:
 /** Deletes every capture of a pipe; 503 when Redis is down. */
 export async function clearCaptures(deps: Pick<Deps, 'config' | 'redis'>, pipeId: string): Promise<void> {
   const prefix = deps.config.redisPrefix;
+  // On a cluster the list and the hashes its script builds names for share the pipe's slot.
+  const tag = clusterTag(deps.config, pipeId);
   await orRedisDown(() =>
-    scripts(deps.redis)[CLEAR](pipeCapturesKey(prefix, pipeId), pipeCaptureKey(prefix, pipeId, '')),
+    scripts(deps.redis)[CLEAR](pipeCapturesKey(prefix, pipeId, tag), pipeCaptureKey(prefix, pipeId, '', tag)),
   );
 }

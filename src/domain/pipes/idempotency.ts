@@ -52,9 +52,17 @@ function commands(redis: Redis): { claim: ClaimCommand; settle: SettleCommand } 
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** The Redis key of one Idempotency-Key of one pipe (the key itself is hashed: any length). */
-export const idempotencyRedisKey = (prefix: string, pipeId: string, key: string): string =>
-  pipeIdempotencyKey(prefix, pipeId, sha256Hex(key));
+/**
+ * The Redis key of one Idempotency-Key of one pipe (the key itself is hashed: any length). `tag`:
+ * on a cluster, its bot's partition tag (redis/partitions.ts botSlotTag), since the claim's script
+ * also reads the job the claim names.
+ */
+export const idempotencyRedisKey = (
+  prefix: string,
+  pipeId: string,
+  key: string,
+  tag: string | null = null,
+): string => pipeIdempotencyKey(prefix, pipeId, sha256Hex(key), tag);
 
 export type ClaimOutcome = 'claimed' | 'duplicate' | 'conflict' | 'in_progress';
 

@@ -5,6 +5,7 @@ import { bodyInput } from '../../queue/job-input.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { BucketResult } from '../../ratelimit/token-bucket.js';
 import { pipeBucketKey, pipeJobKey } from '../../redis/keys.js';
+import { botSlotTag, pipeQueueNameOfBot } from '../../redis/partitions.js';
 import { isTextChannel } from '../directory/index.js';
 import { messageTypeOf } from '../templates/constants.js';
 import { TemplateTypeMismatchError } from '../templates/errors.js';
@@ -206,8 +207,15 @@ export async function acceptPipeMessage(
     return answer(job.msg_id, job.accepted_at, job.nonce);
   }
 
-  const redisKey = idempotencyRedisKey(deps.config.redisPrefix, pipe.id, req.idempotencyKey);
-  const jobKey = pipeJobKey(deps.config.redisPrefix, job.msg_id);
+  // On a cluster the claim and the job it names share the bot's partition's slot.
+  const queueName = pipeQueueNameOfBot(deps.config, job.bot_id);
+  const redisKey = idempotencyRedisKey(
+    deps.config.redisPrefix,
+    pipe.id,
+    req.idempotencyKey,
+    botSlotTag(deps.config, job.bot_id),
+  );
+  const jobKey = pipeJobKey(deps.config.redisPrefix, job.msg_id, queueName);
   let claim: Awaited<ReturnType<typeof claimIdempotencyKey>>;
   try {
     claim = await claimIdempotencyKey(deps.pipeRuntime.redis, {
@@ -216,7 +224,7 @@ export async function acceptPipeMessage(
       msgId: job.msg_id,
       acceptedAt: job.accepted_at,
       nonce: job.nonce,
-      jobKeyPrefix: pipeJobKey(deps.config.redisPrefix, ''),
+      jobKeyPrefix: pipeJobKey(deps.config.redisPrefix, '', queueName),
     });
   } catch (err) {
     // A claim that got no answer may still be made; this release runs after it if so.
@@ -272,7 +280,7 @@ async function enqueue(deps: PipeDeps, job: PipeJob, afterWithdraw?: () => Promi
   try {
     await deps.pipeRuntime.messages.add(job);
   } catch (err) {
-    void deps.pipeRuntime.messages.withdraw(job.msg_id).then(afterWithdraw);
+    void deps.pipeRuntime.messages.withdraw(job.msg_id, job.bot_id).then(afterWithdraw);
     throw err;
   }
   metricsFor(deps).accepted.inc();

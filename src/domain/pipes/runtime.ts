@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { PipeMessages } from '../../queue/messages.js';
-import { createPipeQueue, type PipeQueue } from '../../queue/pipe-messages.js';
+import { createPipeQueue, type PipePartitions, type PipeQueue } from '../../queue/pipe-messages.js';
 import { BucketLeases } from '../../ratelimit/bucket-leases.js';
 import type { BucketLimit } from '../../ratelimit/token-bucket.js';
 import { createRedis } from '../../redis/clients.js';
@@ -36,8 +36,10 @@ export interface TemplateFormat {
 export interface PipeRuntime {
   /** The pipe queue's adds, withdrawals, requeues and job reads (queue/messages.ts). */
   readonly messages: PipeMessages;
-  /** The BullMQ queue itself (gauges, and tests). */
+  /** Partition 0 of the pipe queue, the whole of it unless REDIS_QUEUE_PARTITIONS is above 1 (tests). */
   readonly queue: PipeQueue;
+  /** Every partition of the pipe queue (gauges, the queue browser, an in-process worker). */
+  readonly queues: PipePartitions;
   /**
    * The queue's own connection: Redis runs one connection's commands in order, so a command
    * sent on it after a job's add that got no answer runs after that add, if it ever runs.
@@ -143,8 +145,9 @@ export async function openPipeRuntime(deps: Deps, boundCalls = true): Promise<Pi
   }
   let closing: Promise<void> | undefined;
   return {
-    messages: new PipeMessages(queue.queue),
+    messages: new PipeMessages(queue.partitions),
     queue: queue.queue,
+    queues: queue.partitions,
     producer: queue.connection,
     redis,
     budgets: new BucketLeases(redis),

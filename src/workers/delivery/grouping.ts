@@ -27,6 +27,7 @@ import {
 } from '../../queue/pipe-messages.js';
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { groupBaseKey, groupDecisionKey, lockKey } from '../../redis/keys.js';
+import { clusterTag } from '../../redis/partitions.js';
 import type { BotRecord } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
@@ -134,7 +135,7 @@ export async function takeDigest(ctx: ProcessContext, data: PipeJob): Promise<Di
   let raw: Array<string | null>;
   try {
     raw = await commands(redis)[TAKE](
-      groupBaseKey(config.redisPrefix, digest.id),
+      groupBaseKey(config.redisPrefix, digest.id, clusterTag(config, digest.id)),
       String(digest.window),
       stateTtlMs(digest.window_s),
     );
@@ -155,7 +156,7 @@ export async function takeDigest(ctx: ProcessContext, data: PipeJob): Promise<Di
 export async function dropDigestItems(ctx: ProcessContext, data: PipeJob): Promise<void> {
   const digest = data.group;
   if (digest === undefined) return;
-  const base = groupBaseKey(ctx.deps.config.redisPrefix, digest.id);
+  const base = groupBaseKey(ctx.deps.config.redisPrefix, digest.id, clusterTag(ctx.deps.config, digest.id));
   await ctx.deps.redis
     .del(`${base}:w:${digest.window}`, `${base}:wi:${digest.window}`)
     .catch((err: unknown) =>
@@ -230,8 +231,9 @@ async function foldOrPass<T>(
   let decided: string;
   try {
     decided = await commands(redis)[FOLD](
-      groupBaseKey(config.redisPrefix, groupId),
-      groupDecisionKey(config.redisPrefix, data.msg_id),
+      // On a cluster the group's keys and the message's decision share the group's slot.
+      groupBaseKey(config.redisPrefix, groupId, clusterTag(config, groupId)),
+      groupDecisionKey(config.redisPrefix, data.msg_id, clusterTag(config, groupId)),
       data.msg_id,
       data.accepted_at,
       JSON.stringify(item),
@@ -278,7 +280,7 @@ async function addDigest(
   digest: DigestOf,
   digestId: string,
 ): Promise<void> {
-  if (!ctx.queue) throw new Error('grouped pipes need the pipe queue in the process context');
+  if (!ctx.queues) throw new Error('grouped pipes need the pipe queue in the process context');
   const job: PipeJob = {
     msg_id: digestId,
     pipe_id: data.pipe_id,
@@ -297,7 +299,7 @@ async function addDigest(
   };
   const delay = Math.max(0, windowEnd(digest.opened_at, digest.window_s) - Date.now());
   try {
-    await ctx.queue.add(PIPE_JOB_NAME, job, { jobId: digestId, delay });
+    await ctx.queues.of(data.bot_id).add(PIPE_JOB_NAME, job, { jobId: digestId, delay });
   } catch (err) {
     throw asRedisDependencyError(err);
   }
@@ -340,7 +342,7 @@ async function updateInPlace<T>(
   runner: GroupedRunner<T>,
 ): Promise<T> {
   const { redis, config } = ctx.deps;
-  const carrierKey = `${groupBaseKey(config.redisPrefix, groupId)}:carrier`;
+  const carrierKey = `${groupBaseKey(config.redisPrefix, groupId, clusterTag(config, groupId))}:carrier`;
   const ttlMs = g.window_s * 1000;
   const seq: GroupSeq = { at: data.accepted_at, id: data.msg_id };
   const locked = async (): Promise<T> => {

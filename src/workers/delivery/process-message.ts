@@ -20,6 +20,7 @@ import { DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
+import { botSlotTag } from '../../redis/partitions.js';
 import type { BotRecord, DeliveryPart, StoredRendered } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
@@ -121,7 +122,7 @@ async function sentInEarlierRun(
     throw err;
   });
   if (bot?.sink === 'relay') {
-    const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id);
+    const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id, job.data.bot_id);
     // Its rendered message went into the sent log with that run's outcome.
     return outcome ? { outcome, sink: 'relay', relayed: true, rendered: null } : null;
   }
@@ -224,7 +225,12 @@ class PipeRun {
     this.data = job.data;
     this.ids = jobIds(this.data);
     this.attempt = job.attemptsMade + 1;
-    this.reservationKey = messageReservationKey(ctx.deps.config.redisPrefix, this.data.msg_id);
+    // On a cluster the bucket and the reservation (one script) share the bot's partition's slot.
+    this.reservationKey = messageReservationKey(
+      ctx.deps.config.redisPrefix,
+      this.data.msg_id,
+      botSlotTag(ctx.deps.config, this.data.bot_id),
+    );
   }
 
   /** Runs the steps; a failure becomes its decision (retry or fail). */
@@ -286,7 +292,11 @@ class PipeRun {
     const checked = await check(ctx, data);
     const limit = messageLimit(checked.bot);
     this.limit = limit;
-    const bucketKey = messageBucketKey(deps.config.redisPrefix, data.bot_id);
+    const bucketKey = messageBucketKey(
+      deps.config.redisPrefix,
+      data.bot_id,
+      botSlotTag(deps.config, data.bot_id),
+    );
     // A job that ran before (put off, retried, stalled) may hold a reservation or a kept payment.
     const mayHold = job.delay > 0 || job.attemptsMade > 0 || ranBefore(job);
     return runGrouped(ctx, job, checked, digest, {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { pipeJobKey, relayAnswerKey } from '../../redis/keys.js';
+import { botSlotTag, pipeQueueNameOfBot } from '../../redis/partitions.js';
 
 const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldDropInputs';
@@ -21,15 +23,17 @@ export const DROP_INPUTS_BATCH = 500;
  * 1.3 KB without; at the retention count that is about 1.1 GB against 130 MB of Redis, and far
  * more for bodies that do not deflate or are near BODY_LIMIT_BYTES.
  * Best effort: a drop that fails leaves the input to the retention, which removes the job anyway.
- * The drops of one event-loop turn go to Redis as one script call.
+ * The drops of one event-loop turn go to Redis as one script call per queue partition (on a
+ * cluster a script's keys share one slot: a job's hash and its relay answer carry its partition's
+ * tag there).
  */
 export class InputDropper {
-  private pending: Array<[key: string, answerKey: string, data: string]> = [];
+  private pending: Array<[key: string, answerKey: string, data: string, partition: string]> = [];
   private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly config: Pick<Config, 'redisPrefix' | 'redisMode' | 'redisQueuePartitions'>,
     private readonly log: Logger,
   ) {
     const client = redis as Redis & Record<string, DropCommand | undefined>;
@@ -39,10 +43,13 @@ export class InputDropper {
   /** Called once the job is in BullMQ's completed set. */
   add(msgId: string, data: PipeJob): void {
     const { input_encoding: _encoding, ...rest } = data;
+    const prefix = this.config.redisPrefix;
+    const queueName = pipeQueueNameOfBot(this.config, data.bot_id);
     this.pending.push([
-      pipeJobKey(this.prefix, msgId),
-      relayAnswerKey(this.prefix, msgId),
+      pipeJobKey(prefix, msgId, queueName),
+      relayAnswerKey(prefix, msgId, botSlotTag(this.config, data.bot_id)),
       JSON.stringify({ ...rest, input: '' }),
+      queueName,
     ]);
     this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
   }
@@ -56,7 +63,14 @@ export class InputDropper {
     const client = this.redis as unknown as Record<typeof COMMAND, DropCommand>;
     try {
       while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, DROP_INPUTS_BATCH);
+        const partition = this.pending[0]![3];
+        const batch: typeof this.pending = [];
+        const rest: typeof this.pending = [];
+        for (const item of this.pending) {
+          if (item[3] === partition && batch.length < DROP_INPUTS_BATCH) batch.push(item);
+          else rest.push(item);
+        }
+        this.pending = rest;
         try {
           await client[COMMAND](
             2 * batch.length,

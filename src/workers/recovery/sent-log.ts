@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../../config/defaults.js';
-import { countIn } from '../../domain/deliveries/recent-counts.js';
+import { countIn, countOutcome } from '../../domain/deliveries/recent-counts.js';
 import {
   type DeliveryIds,
   markSentMany,
@@ -11,7 +11,9 @@ import {
 } from '../../domain/deliveries/records.js';
 import type { Deps } from '../../domain/deps.js';
 import { asRedisDependencyError, redisErrorCode } from '../../ratelimit/redis-errors.js';
+import { isCluster } from '../../redis/clients.js';
 import { relayAnswerKey, sentLogKey } from '../../redis/keys.js';
+import { botSlotTag } from '../../redis/partitions.js';
 import type { StoredRendered } from '../../store/index.js';
 
 /** Most `sent` records one flush writes to the store (one insert round-trip). */
@@ -138,11 +140,25 @@ export class SentLog {
    */
   async append(ids: DeliveryIds, outcome: SentOutcome, options: AppendOptions = {}): Promise<void> {
     const entry = JSON.stringify({ ids, outcome, rendered: options.rendered ?? null } satisfies Entry);
-    const prefix = this.deps.config.redisPrefix;
+    const { config } = this.deps;
+    const prefix = config.redisPrefix;
+    const answerKey = relayAnswerKey(prefix, ids.msg_id, botSlotTag(config, ids.bot_id));
     try {
+      if (isCluster(this.redis)) {
+        // A cluster's MULTI holds one slot: the answer, the entry and the count go one by one, in
+        // that order (an answer without its entry is what a re-run looks for, and appends again).
+        if (options.relayed)
+          await this.redis.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
+        await this.redis.xadd(this.key, '*', 'r', entry);
+        // The entry holds the outcome: a count that fails now is lost, not worth a re-run.
+        if (outcome.folded_into === undefined) {
+          await countOutcome(this.redis, prefix, 'sent', outcome.sent_at).catch(() => undefined);
+        }
+        return;
+      }
       const m = this.redis.multi();
       if (options.relayed) {
-        m.set(relayAnswerKey(prefix, ids.msg_id), JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
+        m.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
       }
       m.xadd(this.key, '*', 'r', entry);
       // A folded message went out inside another (its carrier), which is counted itself.
@@ -157,11 +173,12 @@ export class SentLog {
     }
   }
 
-  /** The outcome a relay answered for `msgId` in an earlier run of its job, if one did. */
-  async answerOfEarlierRun(msgId: string): Promise<SentOutcome | null> {
+  /** The outcome a relay answered for `msgId` (of `botId`) in an earlier run of its job, if one did. */
+  async answerOfEarlierRun(msgId: string, botId: string): Promise<SentOutcome | null> {
     let raw: string | null;
+    const { config } = this.deps;
     try {
-      raw = await this.redis.get(relayAnswerKey(this.deps.config.redisPrefix, msgId));
+      raw = await this.redis.get(relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)));
     } catch (err) {
       throw asRedisDependencyError(err);
     }
@@ -171,6 +188,13 @@ export class SentLog {
   /** Starts the flusher of this process. */
   async start(): Promise<void> {
     await this.ensureGroup();
+    // A cluster client's CLIENT ID and UNBLOCK go to whichever node it picks, not necessarily the
+    // one its read blocks on (and UNBLOCK could end another client's wait there): on a cluster a
+    // closing read ends when its block time is up.
+    if (isCluster(this.blocking)) {
+      this.running = this.loop();
+      return;
+    }
     const learnId = async () => {
       this.blockingId = Number(await this.blocking.client('ID'));
     };

@@ -9,6 +9,9 @@ import { useFileRedis } from '../../helpers/redis.js';
 /** The script's guards on the real Redis; the worker's use of it is in delivery.test.ts. */
 const redis = useFileRedis('drop-inputs');
 const silent = createLogger('error', () => {});
+/** A standalone Redis with the one unpartitioned queue. */
+const plainConfig = (prefix: string) =>
+  ({ redisPrefix: prefix, redisMode: 'standalone', redisQueuePartitions: 1 }) as const;
 
 const job = (msgId: string): PipeJob => ({
   msg_id: msgId,
@@ -30,7 +33,7 @@ describe('InputDropper', () => {
   it('drops the input of finished jobs only, and never makes a hash retention removed', async () => {
     const [client] = redis.clients;
     if (!client) throw new Error('no client');
-    const dropper = new InputDropper(client, redis.prefix, silent);
+    const dropper = new InputDropper(client, plainConfig(redis.prefix), silent);
     const key = (id: string) => pipeJobKey(redis.prefix, id);
     await client.hset(key('done'), 'data', JSON.stringify(job('done')), 'finishedOn', '1');
     await client.hset(key('active'), 'data', JSON.stringify(job('active')));
@@ -48,7 +51,7 @@ describe('InputDropper', () => {
   it('deletes the relay answer kept for a run after a crash once its job is done', async () => {
     const [client] = redis.clients;
     if (!client) throw new Error('no client');
-    const dropper = new InputDropper(client, redis.prefix, silent);
+    const dropper = new InputDropper(client, plainConfig(redis.prefix), silent);
     await client.hset(
       pipeJobKey(redis.prefix, 'relayed'),
       'data',
@@ -65,7 +68,7 @@ describe('InputDropper', () => {
   it(`takes more than ${DROP_INPUTS_BATCH} drops of one turn in several calls`, async () => {
     const [client] = redis.clients;
     if (!client) throw new Error('no client');
-    const dropper = new InputDropper(client, redis.prefix, silent);
+    const dropper = new InputDropper(client, plainConfig(redis.prefix), silent);
     const ids = Array.from({ length: DROP_INPUTS_BATCH + 20 }, (_, i) => `many-${i}`);
     const pipeline = client.pipeline();
     for (const id of ids)
@@ -91,7 +94,7 @@ describe('InputDropper', () => {
     const lines: string[] = [];
     const dropper = new InputDropper(
       gone,
-      redis.prefix,
+      plainConfig(redis.prefix),
       createLogger('debug', (l) => lines.push(l)),
     );
     for (const round of [1, 2]) {
