@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRecordLock } from '../../src/locks/record-lock.js';
+import { pipeProbes } from '../../src/queue/probes.js';
 import { lockKey } from '../../src/redis/keys.js';
 import { keySlot, pipeQueueNames } from '../../src/redis/partitions.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
@@ -225,9 +226,12 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
   });
 
   it.runIf(mode === 'cluster')('ran every Herald Lua script on the cluster', async () => {
-    // What the journeys above do not call: a record lock's release.
+    // What the journeys above do not call: a record lock's release, and the queue gauges' read
+    // (one per partition, each in its partition's slot).
     const redis = app.res.redis;
     await withRecordLock(redis, lockKey(app.config.redisPrefix, 'bot', 'lua-check'), async () => undefined);
+    const stats = await pipeProbes(app.res.pipeRuntime.queues.all).queueStats?.();
+    expect(stats?.map((p) => p.partition)).toEqual(['0', '1', '2', '3']);
     const masters = (redis as unknown as { nodes(role: 'master'): Redis[] }).nodes('master');
     const missing: string[] = [];
     for (const file of luaFiles()) {
