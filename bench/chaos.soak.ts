@@ -11,7 +11,7 @@
  * The relay is bench/lib/relay-recorder.ts (its own process, its own clock). Set-up (bots,
  * pipes) goes through an app in this process on a fresh database and prefix, dropped at the end.
  *
- * Environment: CHAOS_MESSAGES (5000), CHAOS_BOTS (50), CHAOS_KILLS (3), CHAOS_FAILOVER (1 on a
+ * Environment: CHAOS_MESSAGES (5000), CHAOS_RATE (messages per second, 150), CHAOS_BOTS (50), CHAOS_KILLS (3), CHAOS_FAILOVER (1 on a
  * cluster or behind Sentinel, else 0), CHAOS_BOT_CAPACITY (10), CHAOS_BOT_RATE (per second, 20),
  * CHAOS_DRAIN_TIMEOUT_MS (180000).
  */
@@ -31,6 +31,7 @@ const bounded = (name: string, fallback: number, min: number, max: number): numb
 };
 const MODE = process.env.REDIS_MODE ?? 'standalone';
 const MESSAGES = bounded('CHAOS_MESSAGES', 5000, 1, 1_000_000);
+const RATE = bounded('CHAOS_RATE', 150, 1, 100_000);
 const BOTS = bounded('CHAOS_BOTS', 50, 1, 10_000);
 const KILLS = bounded('CHAOS_KILLS', 3, 0, 100);
 const FAILOVERS = bounded('CHAOS_FAILOVER', MODE === 'standalone' ? 0 : 1, 0, 1);
@@ -153,7 +154,7 @@ try {
   }
   workers.push(...(await Promise.all(Array.from({ length: WORKERS }, startWorker))));
   console.log(
-    `soak:chaos on ${MODE}: ${WEBS} web and ${WORKERS} worker processes, ${fmt(MESSAGES)} messages over ${BOTS} bots (each ${CAPACITY} + ${PER_SECOND}/s), ${KILLS} SIGKILLs, ${FAILOVERS} failover`,
+    `soak:chaos on ${MODE}: ${WEBS} web and ${WORKERS} worker processes, ${fmt(MESSAGES)} messages at ${RATE}/s over ${BOTS} bots (each ${CAPACITY} + ${PER_SECOND}/s), ${KILLS} SIGKILLs, ${FAILOVERS} failover`,
   );
 
   // --- The sender: every message once, round robin over bots and web processes.
@@ -180,25 +181,34 @@ try {
       refusals.set(why, (refusals.get(why) ?? 0) + 1);
     }
   };
+  // At RATE messages per second (from a schedule: a slow answer does not shift the next sends),
+  // so that the kills and the failover land while messages are being sent and delivered.
   const sender = (async () => {
-    const lanes = Array.from({ length: MAX_IN_FLIGHT }, async () => {
-      while (next < MESSAGES) await sendOne(next++);
-    });
-    await Promise.all(lanes);
+    const inFlight = new Set<Promise<void>>();
+    while (next < MESSAGES) {
+      const due = Math.min(MESSAGES, Math.floor(((Date.now() - sendStart) * RATE) / 1000));
+      while (next < due && inFlight.size < MAX_IN_FLIGHT) {
+        const sending = sendOne(next++).finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await Promise.all(inFlight);
   })();
 
   // --- The chaos: kills and the failover spread over the sending, at fractions of the messages.
   const events: Array<{ at: number; what: string }> = [];
   const steps: Array<{ share: number; act: () => Promise<string> }> = [];
+  const replacements: Array<Promise<void>> = [];
   for (let k = 0; k < KILLS; k++) {
     steps.push({
       share: (k + 1) / (KILLS + 2),
       act: async () => {
         const victim = workers.shift() as BenchProcess;
         await victim.kill();
-        const started = Date.now();
-        workers.push(await startWorker());
-        return `SIGKILL worker ${victim.pid}; replacement ready in ${Date.now() - started} ms`;
+        // The replacement starts in the background: the next step keeps to its own time.
+        replacements.push(startWorker().then((w) => void workers.push(w)));
+        return `SIGKILL worker ${victim.pid}`;
       },
     });
   }
@@ -211,6 +221,7 @@ try {
     console.error(`${since(at)}: ${(events.at(-1) as { what: string }).what} (sent so far ${next})`);
   }
   await sender;
+  await Promise.all(replacements);
   const sendEnd = Date.now();
 
   // --- Until every accepted message reached the relay (or the drain timeout).
