@@ -253,6 +253,11 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     if (!(Math.abs(ms) <= 8.64e15)) return fail(`The timestamp ${s} is out of the supported date range`);
     return new TwigDate(ms, keepTz ? '+00:00' : tz);
   }
+  if (!keepTz) {
+    // the common case (a sender's timestamp shown in the default zone): one date, not two
+    const cached = parsedCache.get(st.timezone)?.get(s);
+    if (cached !== undefined) return new TwigDate(cached.ms, tz);
+  }
   const date = construct(st, s);
   return keepTz ? date : new TwigDate(date.ms, tz);
 }
@@ -288,6 +293,21 @@ function offsetString(min: number, colon: boolean): string {
   return `${sign}${p2(Math.floor(a / 60))}${colon ? ':' : ''}${p2(a % 60)}`;
 }
 
+/** Year, month (1-12) and day of a count of days since 1970-01-01 (the proleptic Gregorian calendar). */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day];
+}
+
 /** How many format characters formatDate reads between looks at the length of its output. */
 const FORMAT_CHECK_EVERY = 1024;
 
@@ -298,21 +318,26 @@ const FORMAT_CHECK_EVERY = 1024;
  */
 export function formatDate(st: RenderState, d: TwigDate, format: string): string {
   const off = offsetMinutes(d.ms, d.tz);
-  const local = new Date(Math.floor(d.ms / 1000) * 1000 + off * 60000);
-  const micros = Math.round((d.ms - Math.floor(d.ms / 1000) * 1000) * 1000);
-  const Y = local.getUTCFullYear();
-  const n = local.getUTCMonth() + 1;
-  const j = local.getUTCDate();
-  const G = local.getUTCHours();
-  const i = local.getUTCMinutes();
-  const s = local.getUTCSeconds();
-  const w = local.getUTCDay();
+  const second = Math.floor(d.ms / 1000);
+  const micros = Math.round((d.ms - second * 1000) * 1000);
+  // the local wall clock's fields by arithmetic (a Date and seven getters cost more than the
+  // rest of a short format); toDate keeps dates within a JS Date's range, where both agree
+  let localSec = second + off * 60;
+  if (!(Math.abs(localSec) <= 8.64e12)) localSec = Number.NaN; // beyond a Date: every field NaN, as a Date's
+  const days = Math.floor(localSec / 86400);
+  const daySec = localSec - days * 86400;
+  const [Y, n, j] = civilFromDays(days);
+  const G = Math.floor(daySec / 3600);
+  const i = Math.floor((daySec % 3600) / 60);
+  const s = daySec % 60;
+  const w = (((days + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday
   const leap = (Y % 4 === 0 && Y % 100 !== 0) || Y % 400 === 0;
   // The zone's abbreviation can take an Intl call: worked out once, on first use.
   let abbr: string | undefined;
   let out = '';
+  // each format character is a step, charged at once (a long format is charged before its work)
+  st.step(format.length);
   for (let k = 0; k < format.length; k++) {
-    st.step();
     if (k % FORMAT_CHECK_EVERY === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
     const c = format[k]!;
     switch (c) {
