@@ -277,7 +277,9 @@ const MONTHS = [
   'November',
   'December',
 ];
-const p2 = (n: number): string => (n < 10 && n >= 0 ? `0${n}` : String(n));
+/** "00" to "99": two-digit fields come from a table, not a number's conversion and a concatenation. */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
+const p2 = (n: number): string => TWO_DIGITS[n] ?? (n < 10 && n >= 0 ? `0${n}` : String(n));
 
 function isoWeek(y: number, m: number, d: number): { week: number; year: number } {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -339,24 +341,24 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
   st.step(format.length);
   for (let k = 0; k < format.length; k++) {
     if (k % FORMAT_CHECK_EVERY === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
-    const c = format[k]!;
-    switch (c) {
-      case 'd':
+    // by code unit: a switch on numbers is a jump table, on one-character strings a chain of compares
+    switch (format.charCodeAt(k)) {
+      case 100: // d
         out += p2(j);
         break;
-      case 'D':
+      case 68: // D
         out += DAYS[w]!.slice(0, 3);
         break;
-      case 'j':
+      case 106: // j
         out += j;
         break;
-      case 'l':
+      case 108: // l
         out += DAYS[w];
         break;
-      case 'N':
+      case 78: // N
         out += w === 0 ? 7 : w;
         break;
-      case 'S':
+      case 83: // S
         out +=
           j % 10 === 1 && j !== 11
             ? 'st'
@@ -366,81 +368,82 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
                 ? 'rd'
                 : 'th';
         break;
-      case 'w':
+      case 119: // w
         out += w;
         break;
-      case 'z':
+      case 122: // z
         out += Math.round((Date.UTC(Y, n - 1, j) - Date.UTC(Y, 0, 1)) / 86400000);
         break;
-      case 'W':
+      case 87: // W
         out += p2(isoWeek(Y, n, j).week);
         break;
-      case 'o':
+      case 111: // o
         out += isoWeek(Y, n, j).year;
         break;
-      case 'F':
+      case 70: // F
         out += MONTHS[n - 1];
         break;
-      case 'M':
+      case 77: // M
         out += MONTHS[n - 1]!.slice(0, 3);
         break;
-      case 'm':
+      case 109: // m
         out += p2(n);
         break;
-      case 'n':
+      case 110: // n
         out += n;
         break;
-      case 't':
+      case 116: // t
         out += new Date(Date.UTC(Y, n, 0)).getUTCDate();
         break;
-      case 'L':
+      case 76: // L
         out += leap ? '1' : '0';
         break;
-      case 'Y':
+      case 89: // Y
         out += Y < 0 ? `-${String(-Y).padStart(4, '0')}` : String(Y).padStart(4, '0');
         break;
-      case 'y':
+      case 121: // y
         out += p2(Y % 100);
         break;
-      case 'a':
+      case 97: // a
         out += G < 12 ? 'am' : 'pm';
         break;
-      case 'A':
+      case 65: // A
         out += G < 12 ? 'AM' : 'PM';
         break;
-      case 'B': {
+      case 66: {
+        // B
         const beat = Math.floor(((((d.ms / 1000 + 3600) % 86400) + 86400) % 86400) / 86.4);
         out += String(beat).padStart(3, '0');
         break;
       }
-      case 'g':
+      case 103: // g
         out += G % 12 || 12;
         break;
-      case 'G':
+      case 71: // G
         out += G;
         break;
-      case 'h':
+      case 104: // h
         out += p2(G % 12 || 12);
         break;
-      case 'H':
+      case 72: // H
         out += p2(G);
         break;
-      case 'i':
+      case 105: // i
         out += p2(i);
         break;
-      case 's':
+      case 115: // s
         out += p2(s);
         break;
-      case 'u':
+      case 117: // u
         out += String(micros).padStart(6, '0');
         break;
-      case 'v':
+      case 118: // v
         out += String(Math.floor(micros / 1000)).padStart(3, '0');
         break;
-      case 'e':
+      case 101: // e
         out += d.abbr ? d.abbr.name : d.tz;
         break;
-      case 'I':
+      case 73: // I
         out += d.abbr
           ? d.abbr.dst
             ? '1'
@@ -451,16 +454,16 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
               ? '1'
               : '0';
         break;
-      case 'O':
+      case 79: // O
         out += offsetString(off, false);
         break;
-      case 'P':
+      case 80: // P
         out += offsetString(off, true);
         break;
-      case 'p':
+      case 112: // p
         out += off === 0 ? 'Z' : offsetString(off, true);
         break;
-      case 'T':
+      case 84: // T
         // an offset zone has no abbreviation: PHP 8.2 prints "GMT+0530"
         abbr ??= d.abbr
           ? d.abbr.name
@@ -471,24 +474,24 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
               : tzAbbr(d);
         out += abbr;
         break;
-      case 'Z':
+      case 90: // Z
         out += off * 60;
         break;
-      case 'c':
+      case 99: // c
         out += formatDate(st, d, 'Y-m-d\\TH:i:sP');
         break;
-      case 'r':
+      case 114: // r
         out += formatDate(st, d, 'D, d M Y H:i:s O');
         break;
-      case 'U':
+      case 85: // U
         out += Math.floor(d.ms / 1000);
         break;
-      case '\\':
+      case 92: // \
         k++;
         if (k < format.length) out += format[k];
         break;
       default:
-        out += c;
+        out += format[k];
     }
   }
   st.checkString(out.length);
