@@ -124,7 +124,8 @@ export class StmtCompiler {
           const p = parts[i]!;
           if (typeof p === 'string') out += p;
           else {
-            out += castStr(p(f));
+            const v = p(f);
+            out += typeof v === 'string' ? v : castStr(v);
             if (f.st.unplaced !== 0) f.st.place(source, positions[i]!);
             // long pieces go out at once, so the output bound stops a render as early as before
             if (out.length > 65536) {
@@ -322,8 +323,8 @@ export class StmtCompiler {
         );
       }
       st.step();
-      const vars = new Map<string, Value>();
-      for (const [k, v] of st.globals) vars.set(k, v);
+      // a Map copied from a Map is cloned whole (V8's fast path), not entry by entry
+      const vars = new Map<string, Value>(st.globals);
       const f: Frame = { vars, st };
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!;

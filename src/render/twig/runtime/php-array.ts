@@ -136,7 +136,10 @@ export class PhpArray extends TwigObject {
       if (!Object.hasOwn(obj, prop)) return undefined;
       raw = obj[prop];
     }
-    if (typeof raw !== 'object' || raw === null) return fromJson(raw);
+    // scalars first (most reads): no call through fromJson
+    const t = typeof raw;
+    if (t === 'string' || t === 'number' || t === 'boolean') return raw as Value;
+    if (t !== 'object' || raw === null) return fromJson(raw);
     let kid = this.kids?.get(key);
     if (kid === undefined) {
       const v = fromJson(raw);
