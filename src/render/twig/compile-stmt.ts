@@ -333,7 +333,7 @@ export class StmtCompiler {
     const body = this.compileList(def.body, false);
     // globals and varargs go into the scope only when the body can see them: a Map past four
     // entries grows, and that was most of a macro call's cost
-    const full = seesWholeScope(def.body);
+    const full = seesWholeScope(def.body) || seesWholeScope(def.params);
     const params = def.params.map((p) => ({ name: p.name, def: p.def ? this.x.compile(p.def) : undefined }));
     const source = this.x.source;
     return (st: RenderState, args, named) => {
