@@ -295,19 +295,30 @@ function offsetString(min: number, colon: boolean): string {
   return `${sign}${p2(Math.floor(a / 60))}${colon ? ':' : ''}${p2(a % 60)}`;
 }
 
-/** Year, month (1-12) and day of a count of days since 1970-01-01 (the proleptic Gregorian calendar). */
-function civilFromDays(days: number): [number, number, number] {
+/** civilFromDays's answer (module slots, not a tuple: a tuple was an allocation per date). */
+let civilYear = 0;
+let civilMonth = 0;
+let civilDay = 0;
+/** The day count civilYear/Month/Day belong to: a render's dates mostly fall on a few days. */
+let civilDays = Number.NaN;
+
+/**
+ * Year, month (1-12) and day of a whole count of days since 1970-01-01 (proleptic Gregorian;
+ * Hinnant's days_from_civil inverse). Past the era, every quantity is a small non-negative
+ * integer, so `(x / c) | 0` is the floor and compiles to integer arithmetic, not float division.
+ */
+function civilFromDays(days: number): void {
+  if (days === civilDays) return;
   const z = days + 719468;
   const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, day];
+  const doe = z - era * 146097; // 0..146096
+  const yoe = ((doe - ((doe / 1460) | 0) + ((doe / 36524) | 0) - ((doe / 146096) | 0)) / 365) | 0;
+  const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0)); // 0..365
+  const mp = ((5 * doy + 2) / 153) | 0; // 0..11, from March
+  civilDay = doy - (((153 * mp + 2) / 5) | 0) + 1;
+  civilMonth = mp < 10 ? mp + 3 : mp - 9;
+  civilYear = yoe + era * 400 + (civilMonth <= 2 ? 1 : 0);
+  civilDays = days;
 }
 
 /** How many format characters formatDate reads between looks at the length of its output. */
@@ -327,12 +338,24 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
   let localSec = second + off * 60;
   if (!(Math.abs(localSec) <= 8.64e12)) localSec = Number.NaN; // beyond a Date: every field NaN, as a Date's
   const days = Math.floor(localSec / 86400);
-  const daySec = localSec - days * 86400;
-  const [Y, n, j] = civilFromDays(days);
-  const G = Math.floor(daySec / 3600);
-  const i = Math.floor((daySec % 3600) / 60);
-  const s = daySec % 60;
-  const w = (((days + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday
+  let Y = Number.NaN;
+  let n = Number.NaN;
+  let j = Number.NaN;
+  let G = Number.NaN;
+  let i = Number.NaN;
+  let s = Number.NaN;
+  let w = Number.NaN;
+  if (!Number.isNaN(days)) {
+    civilFromDays(days);
+    Y = civilYear;
+    n = civilMonth;
+    j = civilDay;
+    const daySec = (localSec - days * 86400) | 0; // a whole number of seconds, 0..86399
+    G = (daySec / 3600) | 0;
+    i = ((daySec % 3600) / 60) | 0;
+    s = daySec % 60;
+    w = ((days % 7) + 11) % 7; // 1970-01-01 was a Thursday
+  }
   const leap = (Y % 4 === 0 && Y % 100 !== 0) || Y % 400 === 0;
   // The zone's abbreviation can take an Intl call: worked out once, on first use.
   let abbr: string | undefined;
@@ -340,7 +363,7 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
   // each format character is a step, charged at once (a long format is charged before its work)
   st.step(format.length);
   for (let k = 0; k < format.length; k++) {
-    if (k % FORMAT_CHECK_EVERY === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
+    if ((k & (FORMAT_CHECK_EVERY - 1)) === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
     // by code unit: a switch on numbers is a jump table, on one-character strings a chain of compares
     switch (format.charCodeAt(k)) {
       case 100: // d
