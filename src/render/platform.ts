@@ -93,50 +93,65 @@ export interface PlatformContext {
  */
 export class PlatformObject extends MethodObject {
   readonly phpClass = 'Platform';
-  private readonly ctx: PlatformContext;
-  private table: ReadonlyMap<string, Method> | undefined;
+  readonly ctx: PlatformContext;
 
   constructor(ctx: PlatformContext) {
     super();
     this.ctx = ctx;
   }
 
-  /** Built on first call: most renders create the object and call one or two methods, or none. */
+  /** One table for every render: each method reads its render's context from `this`. */
   protected get methods(): ReadonlyMap<string, Method> {
-    this.table ??= this.build();
-    return this.table;
-  }
-
-  private build(): ReadonlyMap<string, Method> {
-    const ctx = this.ctx;
-    const joined = ctx.joinedGuilds ?? {};
-    const failureImage = ctx.defaultImageUrl ?? DEFAULT_FAILURE_IMAGE_URL;
-    return new Map<string, Method>([
-      [
-        'getguild',
-        (_st, args) => {
-          const id = args[0];
-          if (id === undefined || id === null) return fromJson(ctx.guild ?? null);
-          const key = toStr(id);
-          return Object.hasOwn(joined, key) ? fromJson(joined[key]) : null;
-        },
-      ],
-      ['getchannel', () => fromJson(ctx.channel ?? null)],
-      ['getsender', () => fromJson(ctx.sender ?? null)],
-      ['gettargetuser', () => fromJson(ctx.targetUser ?? null)],
-      ['getquote', () => fromJson(ctx.quote ?? null)],
-      [
-        'image',
-        (_st, args) => {
-          const url: Value = args[0] ?? null;
-          if (typeof url === 'string' && (url.startsWith('http://') || url.startsWith('https://')))
-            return url;
-          const fallback = args[1];
-          if (fallback !== undefined && fallback !== null && fallback !== '' && fallback !== false)
-            return fallback;
-          return failureImage;
-        },
-      ],
-    ]);
+    return PLATFORM_METHODS;
   }
 }
+
+/** PLATFORM's methods, called with the render's PlatformObject as `this` (getAttribute does). */
+const PLATFORM_METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
+  [
+    'getguild',
+    function (this: PlatformObject, _st, args) {
+      const ctx = this.ctx;
+      const id = args[0];
+      if (id === undefined || id === null) return fromJson(ctx.guild ?? null);
+      const joined = ctx.joinedGuilds ?? {};
+      const key = toStr(id);
+      return Object.hasOwn(joined, key) ? fromJson(joined[key]) : null;
+    },
+  ],
+  [
+    'getchannel',
+    function (this: PlatformObject) {
+      return fromJson(this.ctx.channel ?? null);
+    },
+  ],
+  [
+    'getsender',
+    function (this: PlatformObject) {
+      return fromJson(this.ctx.sender ?? null);
+    },
+  ],
+  [
+    'gettargetuser',
+    function (this: PlatformObject) {
+      return fromJson(this.ctx.targetUser ?? null);
+    },
+  ],
+  [
+    'getquote',
+    function (this: PlatformObject) {
+      return fromJson(this.ctx.quote ?? null);
+    },
+  ],
+  [
+    'image',
+    function (this: PlatformObject, _st, args) {
+      const url: Value = args[0] ?? null;
+      if (typeof url === 'string' && (url.startsWith('http://') || url.startsWith('https://'))) return url;
+      const fallback = args[1];
+      if (fallback !== undefined && fallback !== null && fallback !== '' && fallback !== false)
+        return fallback;
+      return this.ctx.defaultImageUrl ?? DEFAULT_FAILURE_IMAGE_URL;
+    },
+  ],
+]);

@@ -66,6 +66,9 @@ const BINARY: Readonly<Record<string, Binary>> = {
 
 const NO_ARGS: readonly Value[] = [];
 
+/** Names that are not plain variables (their own closures answer them). */
+const SPECIAL_NAMES: ReadonlySet<string> = new Set(['_self', '_charset', '_context']);
+
 /** An expression whose value cannot depend on the render: a constant, or an array of them. */
 function isConstant(e: Expr): boolean {
   if (e.k === 'const') return true;
@@ -282,6 +285,17 @@ export class ExprCompiler {
           : undefined;
       const slow = this.guard((f) => getAttribute(f.st, obj(f), attr, type, NO_ARGS), e.pos);
       if (key === undefined) return slow;
+      const root = e.obj;
+      if (root.k === 'name' && !SPECIAL_NAMES.has(root.name) && !PLATFORM_GLOBALS.has(root.name)) {
+        // `item.key`, the commonest node: the variable is read here, not through its own closure
+        const n = root.name;
+        return (f) => {
+          const o = f.vars.get(n);
+          if (o instanceof PhpArray) return o.get(key) ?? null;
+          if (typeof o !== 'object' || o === null) return null;
+          return slow(f);
+        };
+      }
       return (f) => {
         const o = obj(f);
         if (o instanceof PhpArray) return o.get(key) ?? null;

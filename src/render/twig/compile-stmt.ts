@@ -4,6 +4,7 @@ import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
 import { escapeValue } from './filters/escape-filters.js';
 import type { ExprFn, Frame, StmtFn } from './frame.js';
 import { locate } from './locate.js';
+import { PLATFORM_GLOBALS } from './platform-needs.js';
 import { castStr, toBool } from './runtime/convert.js';
 import { fail } from './runtime/fault.js';
 import { LoopArray } from './runtime/loop-array.js';
@@ -41,6 +42,24 @@ export function capture(f: Frame, body: StmtFn): string {
   } finally {
     st.out = saved;
   }
+}
+
+/** Names a macro's scope holds beside its parameters. */
+const SCOPE_NAMES: ReadonlySet<string> = new Set(['varargs', '_context', ...PLATFORM_GLOBALS]);
+
+/**
+ * Whether statements can see a macro scope's globals or varargs: they name one (or `_context`),
+ * or reach the whole scope another way (`loop.parent`, `block()`, which renders in a copy of it).
+ */
+function seesWholeScope(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) return node.some(seesWholeScope);
+  const n = node as { k?: unknown; name?: unknown; usesLoop?: unknown };
+  if (n.k === 'name' && SCOPE_NAMES.has(n.name as string)) return true;
+  if (n.k === 'func' && n.name === 'block') return true;
+  if (n.k === 'for' && n.usesLoop === true) return true;
+  for (const v of Object.values(node)) if (seesWholeScope(v)) return true;
+  return false;
 }
 
 export class StmtCompiler {
@@ -124,7 +143,8 @@ export class StmtCompiler {
           const p = parts[i]!;
           if (typeof p === 'string') out += p;
           else {
-            out += castStr(p(f));
+            const v = p(f);
+            out += typeof v === 'string' ? v : castStr(v);
             if (f.st.unplaced !== 0) f.st.place(source, positions[i]!);
             // long pieces go out at once, so the output bound stops a render as early as before
             if (out.length > 65536) {
@@ -311,6 +331,9 @@ export class StmtCompiler {
 
   compileMacro(def: MacroDef): MacroFn {
     const body = this.compileList(def.body, false);
+    // globals and varargs go into the scope only when the body can see them: a Map past four
+    // entries grows, and that was most of a macro call's cost
+    const full = seesWholeScope(def.body) || seesWholeScope(def.params);
     const params = def.params.map((p) => ({ name: p.name, def: p.def ? this.x.compile(p.def) : undefined }));
     const source = this.x.source;
     return (st: RenderState, args, named) => {
@@ -322,8 +345,8 @@ export class StmtCompiler {
         );
       }
       st.step();
-      const vars = new Map<string, Value>();
-      for (const [k, v] of st.globals) vars.set(k, v);
+      // a Map copied from a Map is cloned whole (V8's fast path), not entry by entry
+      const vars = full ? new Map<string, Value>(st.globals) : new Map<string, Value>();
       const f: Frame = { vars, st };
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!;
@@ -331,7 +354,9 @@ export class StmtCompiler {
         if (v === undefined) v = p.def ? p.def(f) : null;
         vars.set(p.name, v);
       }
-      if (args.length > params.length) {
+      if (!full) {
+        // nothing in the body reads varargs
+      } else if (args.length > params.length) {
         const extra = new ArrayBuilder();
         for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
         vars.set('varargs', extra.build());

@@ -35,7 +35,8 @@ export function getAttribute(
     const m = obj.findMethod(String(attr));
     if (!m) return null;
     st.step();
-    return m(st, args);
+    // the object is `this`: a table shared by all instances (PLATFORM's) reads its own from it
+    return m.call(obj, st, args);
   }
   return null;
 }

@@ -68,6 +68,10 @@ const LEADING_ZEROS = /^([+-]?)0+(?=[0-9])/;
 
 /** PHP's is_numeric for strings (leading and trailing whitespace allowed). */
 export function isNumericString(s: string): boolean {
+  // a numeric string ends in a digit, a point or whitespace: most other strings (hex ids,
+  // words) are told apart by their last character, without the regex
+  const c = s.charCodeAt(s.length - 1);
+  if (!((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x20 || (c >= 0x09 && c <= 0x0d))) return false;
   return NUMERIC.test(s);
 }
 

@@ -253,6 +253,11 @@ export function toDate(st: RenderState, v: Value, timezone: Value | undefined): 
     if (!(Math.abs(ms) <= 8.64e15)) return fail(`The timestamp ${s} is out of the supported date range`);
     return new TwigDate(ms, keepTz ? '+00:00' : tz);
   }
+  if (!keepTz) {
+    // the common case (a sender's timestamp shown in the default zone): one date, not two
+    const cached = parsedCache.get(st.timezone)?.get(s);
+    if (cached !== undefined) return new TwigDate(cached.ms, tz);
+  }
   const date = construct(st, s);
   return keepTz ? date : new TwigDate(date.ms, tz);
 }
@@ -272,7 +277,9 @@ const MONTHS = [
   'November',
   'December',
 ];
-const p2 = (n: number): string => (n < 10 && n >= 0 ? `0${n}` : String(n));
+/** "00" to "99": two-digit fields come from a table, not a number's conversion and a concatenation. */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
+const p2 = (n: number): string => TWO_DIGITS[n] ?? (n < 10 && n >= 0 ? `0${n}` : String(n));
 
 function isoWeek(y: number, m: number, d: number): { week: number; year: number } {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -288,6 +295,32 @@ function offsetString(min: number, colon: boolean): string {
   return `${sign}${p2(Math.floor(a / 60))}${colon ? ':' : ''}${p2(a % 60)}`;
 }
 
+/** civilFromDays's answer (module slots, not a tuple: a tuple was an allocation per date). */
+let civilYear = 0;
+let civilMonth = 0;
+let civilDay = 0;
+/** The day count civilYear/Month/Day belong to: a render's dates mostly fall on a few days. */
+let civilDays = Number.NaN;
+
+/**
+ * Year, month (1-12) and day of a whole count of days since 1970-01-01 (proleptic Gregorian;
+ * Hinnant's days_from_civil inverse). Past the era, every quantity is a small non-negative
+ * integer, so `(x / c) | 0` is the floor and compiles to integer arithmetic, not float division.
+ */
+function civilFromDays(days: number): void {
+  if (days === civilDays) return;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097; // 0..146096
+  const yoe = ((doe - ((doe / 1460) | 0) + ((doe / 36524) | 0) - ((doe / 146096) | 0)) / 365) | 0;
+  const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0)); // 0..365
+  const mp = ((5 * doy + 2) / 153) | 0; // 0..11, from March
+  civilDay = doy - (((153 * mp + 2) / 5) | 0) + 1;
+  civilMonth = mp < 10 ? mp + 3 : mp - 9;
+  civilYear = yoe + era * 400 + (civilMonth <= 2 ? 1 : 0);
+  civilDays = days;
+}
+
 /** How many format characters formatDate reads between looks at the length of its output. */
 const FORMAT_CHECK_EVERY = 1024;
 
@@ -298,40 +331,57 @@ const FORMAT_CHECK_EVERY = 1024;
  */
 export function formatDate(st: RenderState, d: TwigDate, format: string): string {
   const off = offsetMinutes(d.ms, d.tz);
-  const local = new Date(Math.floor(d.ms / 1000) * 1000 + off * 60000);
-  const micros = Math.round((d.ms - Math.floor(d.ms / 1000) * 1000) * 1000);
-  const Y = local.getUTCFullYear();
-  const n = local.getUTCMonth() + 1;
-  const j = local.getUTCDate();
-  const G = local.getUTCHours();
-  const i = local.getUTCMinutes();
-  const s = local.getUTCSeconds();
-  const w = local.getUTCDay();
+  const second = Math.floor(d.ms / 1000);
+  const micros = Math.round((d.ms - second * 1000) * 1000);
+  // the local wall clock's fields by arithmetic (a Date and seven getters cost more than the
+  // rest of a short format); toDate keeps dates within a JS Date's range, where both agree
+  let localSec = second + off * 60;
+  if (!(Math.abs(localSec) <= 8.64e12)) localSec = Number.NaN; // beyond a Date: every field NaN, as a Date's
+  const days = Math.floor(localSec / 86400);
+  let Y = Number.NaN;
+  let n = Number.NaN;
+  let j = Number.NaN;
+  let G = Number.NaN;
+  let i = Number.NaN;
+  let s = Number.NaN;
+  let w = Number.NaN;
+  if (!Number.isNaN(days)) {
+    civilFromDays(days);
+    Y = civilYear;
+    n = civilMonth;
+    j = civilDay;
+    const daySec = (localSec - days * 86400) | 0; // a whole number of seconds, 0..86399
+    G = (daySec / 3600) | 0;
+    i = ((daySec % 3600) / 60) | 0;
+    s = daySec % 60;
+    w = ((days % 7) + 11) % 7; // 1970-01-01 was a Thursday
+  }
   const leap = (Y % 4 === 0 && Y % 100 !== 0) || Y % 400 === 0;
   // The zone's abbreviation can take an Intl call: worked out once, on first use.
   let abbr: string | undefined;
   let out = '';
+  // each format character is a step, charged at once (a long format is charged before its work)
+  st.step(format.length);
   for (let k = 0; k < format.length; k++) {
-    st.step();
-    if (k % FORMAT_CHECK_EVERY === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
-    const c = format[k]!;
-    switch (c) {
-      case 'd':
+    if ((k & (FORMAT_CHECK_EVERY - 1)) === FORMAT_CHECK_EVERY - 1) st.checkString(out.length);
+    // by code unit: a switch on numbers is a jump table, on one-character strings a chain of compares
+    switch (format.charCodeAt(k)) {
+      case 100: // d
         out += p2(j);
         break;
-      case 'D':
+      case 68: // D
         out += DAYS[w]!.slice(0, 3);
         break;
-      case 'j':
+      case 106: // j
         out += j;
         break;
-      case 'l':
+      case 108: // l
         out += DAYS[w];
         break;
-      case 'N':
+      case 78: // N
         out += w === 0 ? 7 : w;
         break;
-      case 'S':
+      case 83: // S
         out +=
           j % 10 === 1 && j !== 11
             ? 'st'
@@ -341,81 +391,82 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
                 ? 'rd'
                 : 'th';
         break;
-      case 'w':
+      case 119: // w
         out += w;
         break;
-      case 'z':
+      case 122: // z
         out += Math.round((Date.UTC(Y, n - 1, j) - Date.UTC(Y, 0, 1)) / 86400000);
         break;
-      case 'W':
+      case 87: // W
         out += p2(isoWeek(Y, n, j).week);
         break;
-      case 'o':
+      case 111: // o
         out += isoWeek(Y, n, j).year;
         break;
-      case 'F':
+      case 70: // F
         out += MONTHS[n - 1];
         break;
-      case 'M':
+      case 77: // M
         out += MONTHS[n - 1]!.slice(0, 3);
         break;
-      case 'm':
+      case 109: // m
         out += p2(n);
         break;
-      case 'n':
+      case 110: // n
         out += n;
         break;
-      case 't':
+      case 116: // t
         out += new Date(Date.UTC(Y, n, 0)).getUTCDate();
         break;
-      case 'L':
+      case 76: // L
         out += leap ? '1' : '0';
         break;
-      case 'Y':
+      case 89: // Y
         out += Y < 0 ? `-${String(-Y).padStart(4, '0')}` : String(Y).padStart(4, '0');
         break;
-      case 'y':
+      case 121: // y
         out += p2(Y % 100);
         break;
-      case 'a':
+      case 97: // a
         out += G < 12 ? 'am' : 'pm';
         break;
-      case 'A':
+      case 65: // A
         out += G < 12 ? 'AM' : 'PM';
         break;
-      case 'B': {
+      case 66: {
+        // B
         const beat = Math.floor(((((d.ms / 1000 + 3600) % 86400) + 86400) % 86400) / 86.4);
         out += String(beat).padStart(3, '0');
         break;
       }
-      case 'g':
+      case 103: // g
         out += G % 12 || 12;
         break;
-      case 'G':
+      case 71: // G
         out += G;
         break;
-      case 'h':
+      case 104: // h
         out += p2(G % 12 || 12);
         break;
-      case 'H':
+      case 72: // H
         out += p2(G);
         break;
-      case 'i':
+      case 105: // i
         out += p2(i);
         break;
-      case 's':
+      case 115: // s
         out += p2(s);
         break;
-      case 'u':
+      case 117: // u
         out += String(micros).padStart(6, '0');
         break;
-      case 'v':
+      case 118: // v
         out += String(Math.floor(micros / 1000)).padStart(3, '0');
         break;
-      case 'e':
+      case 101: // e
         out += d.abbr ? d.abbr.name : d.tz;
         break;
-      case 'I':
+      case 73: // I
         out += d.abbr
           ? d.abbr.dst
             ? '1'
@@ -426,16 +477,16 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
               ? '1'
               : '0';
         break;
-      case 'O':
+      case 79: // O
         out += offsetString(off, false);
         break;
-      case 'P':
+      case 80: // P
         out += offsetString(off, true);
         break;
-      case 'p':
+      case 112: // p
         out += off === 0 ? 'Z' : offsetString(off, true);
         break;
-      case 'T':
+      case 84: // T
         // an offset zone has no abbreviation: PHP 8.2 prints "GMT+0530"
         abbr ??= d.abbr
           ? d.abbr.name
@@ -446,24 +497,24 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
               : tzAbbr(d);
         out += abbr;
         break;
-      case 'Z':
+      case 90: // Z
         out += off * 60;
         break;
-      case 'c':
+      case 99: // c
         out += formatDate(st, d, 'Y-m-d\\TH:i:sP');
         break;
-      case 'r':
+      case 114: // r
         out += formatDate(st, d, 'D, d M Y H:i:s O');
         break;
-      case 'U':
+      case 85: // U
         out += Math.floor(d.ms / 1000);
         break;
-      case '\\':
+      case 92: // \
         k++;
         if (k < format.length) out += format[k];
         break;
       default:
-        out += c;
+        out += format[k];
     }
   }
   st.checkString(out.length);

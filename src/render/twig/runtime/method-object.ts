@@ -2,6 +2,7 @@ import type { RenderState } from './state.js';
 import { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
+/** Called with its object as `this` (arrow functions that close over it ignore that). */
 export type Method = (st: RenderState, args: readonly Value[]) => Value;
 
 /**

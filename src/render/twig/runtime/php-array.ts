@@ -70,7 +70,8 @@ export class PhpArray extends TwigObject {
    * Views of nested arrays and objects already asked for by key: a template reads `data.commits`
    * or `commit.author` again and again, and each view would otherwise be a new object.
    */
-  private kids: Map<Key, PhpArray> | undefined;
+  /** null on an element handed out by iteration: see element(). */
+  private kids: Map<Key, PhpArray> | undefined | null;
 
   constructor(
     mode: 0 | 1 | 2,
@@ -136,7 +137,11 @@ export class PhpArray extends TwigObject {
       if (!Object.hasOwn(obj, prop)) return undefined;
       raw = obj[prop];
     }
-    if (typeof raw !== 'object' || raw === null) return fromJson(raw);
+    // scalars first (most reads): no call through fromJson
+    const t = typeof raw;
+    if (t === 'string' || t === 'number' || t === 'boolean') return raw as Value;
+    if (t !== 'object' || raw === null) return fromJson(raw);
+    if (this.kids === null) return fromJson(raw);
     let kid = this.kids?.get(key);
     if (kid === undefined) {
       const v = fromJson(raw);
@@ -146,6 +151,19 @@ export class PhpArray extends TwigObject {
       this.kids.set(key, kid);
     }
     return kid;
+  }
+
+  /**
+   * A value as iteration hands it out. An element's own nested arrays are not kept: a loop's
+   * body mostly reads each of them once (`commit.author.name`), and a Map per element cost more
+   * than the views it saved; what a template reads again and again hangs off `data`, which keeps
+   * them.
+   */
+  private static element(x: unknown): Value {
+    const v = fromJson(x);
+    // only a view made here: an array built by a filter holds views that others may share
+    if (v instanceof PhpArray && v !== x) v.kids = null;
+    return v;
   }
 
   has(key: Key): boolean {
@@ -170,17 +188,17 @@ export class PhpArray extends TwigObject {
 
   values(): Value[] {
     if (this.mode !== 1) charge(this.size >> 3);
-    if (this.mode === 0) return this.items!.map(fromJson);
+    if (this.mode === 0) return this.items!.map(PhpArray.element);
     if (this.mode === 2) return [...this.map!.values()];
     const obj = this.obj!;
-    return Object.keys(obj).map((k) => fromJson(obj[k]));
+    return Object.keys(obj).map((k) => PhpArray.element(obj[k]));
   }
 
   /** Whether some value satisfies `pred`, stopping at the first (no copy of the values). */
   some(pred: (value: Value) => boolean): boolean {
     if (this.mode === 0) {
       const items = this.items!;
-      for (let i = 0; i < items.length; i++) if (pred(fromJson(items[i]))) return true;
+      for (let i = 0; i < items.length; i++) if (pred(PhpArray.element(items[i]))) return true;
       return false;
     }
     if (this.mode === 2) {
@@ -188,7 +206,7 @@ export class PhpArray extends TwigObject {
       return false;
     }
     const obj = this.obj!;
-    for (const k of Object.keys(obj)) if (pred(fromJson(obj[k]))) return true;
+    for (const k of Object.keys(obj)) if (pred(PhpArray.element(obj[k]))) return true;
     return false;
   }
 
@@ -204,7 +222,7 @@ export class PhpArray extends TwigObject {
     if (this.mode !== 1) charge(this.size >> 3);
     if (this.mode === 0) {
       const items = this.items!;
-      for (let i = 0; i < items.length; i++) fn(fromJson(items[i]), i);
+      for (let i = 0; i < items.length; i++) fn(PhpArray.element(items[i]), i);
       return;
     }
     if (this.mode === 2) {
@@ -212,12 +230,12 @@ export class PhpArray extends TwigObject {
       return;
     }
     const obj = this.obj!;
-    for (const k of Object.keys(obj)) fn(fromJson(obj[k]), normalizeStringKey(k));
+    for (const k of Object.keys(obj)) fn(PhpArray.element(obj[k]), normalizeStringKey(k));
   }
 
   /** The values if this array is a list, else undefined (lets callers take a fast path). */
   listValues(): Value[] | undefined {
-    return this.mode === 0 ? this.items!.map(fromJson) : undefined;
+    return this.mode === 0 ? this.items!.map(PhpArray.element) : undefined;
   }
 }
 
