@@ -1,12 +1,10 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeQueue } from '../../src/queue/pipe-messages.js';
 import { pipeProbes, readPartitionStats } from '../../src/queue/probes.js';
 import { useFileRedis } from '../helpers/redis.js';
-import { TEST_ADMIN_TOKEN } from '../helpers/test-app.js';
 
 /**
  * The queue gauges (src/queue/probes.ts, queue-stats.lua) on the real Redis, for a queue state
@@ -15,7 +13,6 @@ import { TEST_ADMIN_TOKEN } from '../helpers/test-app.js';
 const redis = useFileRedis('queue-probes', 2);
 let queue: PipeQueue;
 let worker: Worker;
-const config = loadConfig({ ...process.env, REDIS_PREFIX: redis.prefix }, { ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 /** The clock the probes read: fixed, so ages are exact. */
 const NOW = Date.now();
 

@@ -13,6 +13,7 @@ function castString(v: Value): string {
  * What json_escape changes: a control character, quote, backslash, U+2028, U+2029 or a surrogate
  * (a pair passes unchanged, but JSON.stringify tells a pair from a lone one).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON must escape
 const JSON_SPECIAL = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 
 /** json_encode(JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES) without the surrounding quotes. */
