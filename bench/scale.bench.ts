@@ -14,15 +14,16 @@
  *
  * Redis: a private redis-server this bench starts (nothing else on it, so the deltas are Herald's
  * alone), or BENCH_REDIS_URL (then anything else on that Redis counts too). Modes:
- * BENCH_REDIS_MODES (default `standalone`, the only one so far): the loop over modes is where a
- * cluster run goes.
+ * BENCH_REDIS_MODES (default `standalone`; `standalone,cluster` runs both, side by side): `cluster`
+ * is the dev cluster of `scripts/dev-services.sh cluster` with BENCH_PARTITIONS (16) partitions,
+ * its masters' counters summed, and each master's share of the commands printed.
  *
  * Environment: BENCH_MESSAGES (default 2000), BENCH_WORKERS (default 1,2,4), BENCH_CONCURRENCY
  * (each worker's WORKER_CONCURRENCY, default 16), BENCH_MONITOR_MESSAGES (default 500; 0 skips
  * the MONITOR pass), BENCH_TOP (names per breakdown, default 15).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -67,8 +68,39 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
+/**
+ * The dev cluster of `scripts/dev-services.sh cluster` (3 masters, 3 replicas), started if down,
+ * with BENCH_PARTITIONS pipe queue partitions (default 16). Shared: keys of other users count too.
+ */
+async function startCluster(): Promise<RedisTarget> {
+  execFileSync('bash', ['scripts/dev-services.sh', 'cluster'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const seeds = 'redis://127.0.0.1:7001,127.0.0.1:7002';
+  const probe = new Redis('redis://127.0.0.1:7001');
+  const masters = String(await probe.call('CLUSTER', 'NODES'))
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((f) => (f[2] ?? '').includes('master') && !(f[2] ?? '').includes('fail'))
+    .map((f) => `redis://${(f[1] as string).split('@')[0]}`)
+    .sort();
+  probe.disconnect();
+  return {
+    mode: 'cluster',
+    env: {
+      REDIS_MODE: 'cluster',
+      REDIS_URL: seeds,
+      REDIS_QUEUE_PARTITIONS: process.env.BENCH_PARTITIONS ?? '16',
+    },
+    nodes: masters,
+    private: false,
+    stop: async () => {},
+  };
+}
+
 async function startRedis(mode: string): Promise<RedisTarget> {
-  if (mode !== 'standalone') throw new Error(`BENCH_REDIS_MODES: ${mode} is not supported yet`);
+  if (mode === 'cluster') return startCluster();
+  if (mode !== 'standalone')
+    throw new Error(`BENCH_REDIS_MODES: ${mode} is not supported (standalone, cluster)`);
   if (process.env.BENCH_REDIS_URL) {
     const url = process.env.BENCH_REDIS_URL;
     return { mode, env: { REDIS_URL: url }, nodes: [url], private: false, stop: async () => {} };
@@ -319,15 +351,21 @@ async function startWorkerProcesses(
   );
 }
 
+/** Completed jobs over every partition of the pipe queue. */
+async function completedJobs(world: World): Promise<number> {
+  const each = await Promise.all(
+    world.app.res.pipeRuntime.queues.all.map((q) => q.getJobCounts('completed')),
+  );
+  return each.reduce((n, c) => n + (c.completed ?? 0), 0);
+}
+
 /** Until the sink has `target` messages, their jobs are completed and the sent log is flushed. */
 async function delivered(world: World, target: number, jobsBefore: number, n: number): Promise<number> {
   await sunkReaches(target);
   const at = performance.now();
-  const queue = world.app.res.pipeRuntime.queue;
   const log = sentLogKey(world.app.config.redisPrefix);
   for (;;) {
-    const c = await queue.getJobCounts('completed');
-    if ((c.completed ?? 0) >= jobsBefore + n && (await world.app.res.redis.xlen(log)) === 0) break;
+    if ((await completedJobs(world)) >= jobsBefore + n && (await world.app.res.redis.xlen(log)) === 0) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return at;
@@ -342,15 +380,15 @@ interface Run {
 
 /** One measured run: N accepted into the paused queue, then drained by the workers. */
 async function measure(world: World, admins: readonly Redis[], workers: number, n: number): Promise<Run> {
-  const queue = world.app.res.pipeRuntime.queue;
-  const jobsBefore = (await queue.getJobCounts('completed')).completed ?? 0;
+  const queues = world.app.res.pipeRuntime.queues.all;
+  const jobsBefore = await completedJobs(world);
   const sunkBefore = sunk;
-  await queue.pause();
+  await Promise.all(queues.map((q) => q.pause()));
   const c0 = await counters(admins);
   await accept(world, n);
   const c1 = await counters(admins);
   const start = performance.now();
-  await queue.resume();
+  await Promise.all(queues.map((q) => q.resume()));
   const end = await delivered(world, sunkBefore + n, jobsBefore, n);
   const c2 = await counters(admins);
   return {
@@ -398,8 +436,7 @@ async function monitorPass(world: World, nodes: readonly string[], n: number): P
   // One node's feed at a time keeps a script's inside commands after its call (a cluster's
   // nodes interleave): the pass is meant for one node, and counts the others' without that.
   for (const m of monitors) m.on('monitor', seen);
-  const queue = world.app.res.pipeRuntime.queue;
-  const jobsBefore = (await queue.getJobCounts('completed')).completed ?? 0;
+  const jobsBefore = await completedJobs(world);
   const sunkBefore = sunk;
   await accept(world, n);
   await delivered(world, sunkBefore + n, jobsBefore, n);
@@ -474,6 +511,7 @@ function printSplit(split: Split): void {
   }
 }
 
+const byMode: Array<{ mode: string; runs: Run[] }> = [];
 for (const mode of MODES) {
   const target = await startRedis(mode);
   const admins = target.nodes.map((url) => new Redis(url));
@@ -500,6 +538,19 @@ for (const mode of MODES) {
   }
   printRuns(target, runs);
   if (split) printSplit(split);
+  byMode.push({ mode, runs });
+}
+if (byMode.length > 1) {
+  // The modes side by side: rates say little on 2 shared cores, commands per message more.
+  console.log('\nmodes side by side (msg/s; commands per message):');
+  console.log(`  ${pad('workers', 12)}${byMode.map((m) => lpad(m.mode, 24)).join('')}`);
+  for (const count of WORKER_COUNTS) {
+    const cells = byMode.map((m) => {
+      const r = m.runs.find((x) => x.workers === count);
+      return lpad(r ? `${f1(r.rate)}; ${f1(r.ingest.commands + r.delivery.commands)}` : '-', 24);
+    });
+    console.log(`  ${pad(String(count), 12)}${cells.join('')}`);
+  }
 }
 sink.close();
 process.exit(0);
