@@ -18,7 +18,8 @@
  * is the dev cluster of `scripts/dev-services.sh cluster` with BENCH_PARTITIONS (16) partitions,
  * its masters' counters summed, and each master's share of the commands printed.
  *
- * Environment: BENCH_MESSAGES (default 2000), BENCH_WORKERS (default 1,2,4), BENCH_CONCURRENCY
+ * Environment: BENCH_MESSAGES (default 2000), BENCH_BOTS (bots the messages are spread over, each
+ * with its pipe, default 32), BENCH_WORKERS (default 1,2,4), BENCH_CONCURRENCY
  * (each worker's WORKER_CONCURRENCY, default 16), BENCH_MONITOR_MESSAGES (default 500; 0 skips
  * the MONITOR pass), BENCH_TOP (names per breakdown, default 15).
  */
@@ -42,6 +43,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MONITOR_MESSAGES = Number(process.env.BENCH_MONITOR_MESSAGES ?? 500);
 /** How many command names each breakdown lists. */
 const TOP = Number(process.env.BENCH_TOP ?? 15);
+/** Bots (each with its pipe) the messages are spread over. */
+const BOTS = Number(process.env.BENCH_BOTS ?? 32);
 const MODES = (process.env.BENCH_REDIS_MODES ?? 'standalone').split(',').map((m) => m.trim());
 /** Requests in flight at once from this process to the web app. */
 const SENDERS = 32;
@@ -253,7 +256,8 @@ const sunkReaches = (target: number) =>
 
 interface World {
   readonly app: TestApp;
-  readonly token: string;
+  /** One pipe per bot; messages go round robin over them. */
+  readonly tokens: readonly string[];
 }
 async function createWorld(target: RedisTarget): Promise<World> {
   // On a private Redis, the default key prefix: keys are in every command's arguments, and a
@@ -263,51 +267,59 @@ async function createWorld(target: RedisTarget): Promise<World> {
     LOG_LEVEL: 'warn',
     ...(target.private ? { REDIS_PREFIX: DEFAULT_REDIS_PREFIX } : {}),
   });
-  const bot = await createTestBot(app, {
-    name: 'bench',
-    sink: 'relay',
-    relay_url: sinkUrl,
-    upstream_token: 'bench-token',
-    rate_capacity: 1_000_000,
-    rate_per_second: 1_000_000,
-  });
   const guild = await createTestGuild(app);
   const channelId = (await createTestChannel(app, guild.id)).id;
-  await addTestMember(app, guild.id, bot.bot.user_id as string);
-  const tpl = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
-    bot: bot.token,
-    json: {
-      title: 'ci',
-      content: '**{{ project }}** #{{ build }}: {{ status }} on `{{ branch }}`',
-      msgtype: 1,
-    },
-  });
-  const pipe = await app.request<{ pipe: { id: string }; access_token: string }>(
-    'POST',
-    '/admin/api/pipe/create',
-    {
-      admin: true,
+  const tokens: string[] = [];
+  // BOTS bots, each with its template and pipe: a bot's messages share one partition, so on a
+  // cluster only several bots spread the queue over the shards.
+  for (let b = 0; b < BOTS; b++) {
+    const bot = await createTestBot(app, {
+      name: `bench ${b}`,
+      sink: 'relay',
+      relay_url: sinkUrl,
+      upstream_token: `bench-token-${b}`,
+      rate_capacity: 1_000_000,
+      rate_per_second: 1_000_000,
+    });
+    await addTestMember(app, guild.id, bot.bot.user_id as string);
+    const tpl = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+      bot: bot.token,
       json: {
-        bot_id: bot.id,
-        title: 'bench',
-        channel_id: channelId,
-        template_id: tpl.body.data.model.id,
-        rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
+        title: 'ci',
+        content: '**{{ project }}** #{{ build }}: {{ status }} on `{{ branch }}`',
+        msgtype: 1,
       },
-    },
-  );
-  if (pipe.status !== 200) throw new Error(`pipe create failed: ${pipe.text}`);
-  return { app, token: pipe.body.data.access_token };
+    });
+    const pipe = await app.request<{ pipe: { id: string }; access_token: string }>(
+      'POST',
+      '/admin/api/pipe/create',
+      {
+        admin: true,
+        json: {
+          bot_id: bot.id,
+          title: `bench ${b}`,
+          channel_id: channelId,
+          template_id: tpl.body.data.model.id,
+          rate_limit: { capacity: 1_000_000, per_second: 1_000_000 },
+        },
+      },
+    );
+    if (pipe.status !== 200) throw new Error(`pipe create failed: ${pipe.text}`);
+    tokens.push(pipe.body.data.access_token);
+  }
+  return { app, tokens };
 }
 
 /** `n` messages through send-pipemsg, SENDERS at a time. */
 async function accept(world: World, n: number): Promise<void> {
-  const url = `${world.app.base}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(world.token)}`;
+  const urls = world.tokens.map(
+    (token) => `${world.app.base}/api/v3/message/send-pipemsg?access_token=${encodeURIComponent(token)}`,
+  );
   let next = 0;
   const sender = async () => {
     while (next < n) {
       const i = next++;
-      const r = await fetch(url, {
+      const r = await fetch(urls[i % urls.length] as string, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ project: 'herald', build: i, status: 'passed', branch: 'main' }),
@@ -326,8 +338,11 @@ async function startWorkerProcesses(
 ): Promise<BenchProcess[]> {
   const { config } = world.app;
   const mongo = new URL(config.mongoUrl);
-  // The test app's own database (startTestApp names it).
-  const db = mongoose.connections.map((c) => c.name).find((n) => n?.startsWith('herald_test_bench_scale'));
+  // The test app's own database (startTestApp names it): the open one, not an earlier mode's.
+  const db = mongoose.connections
+    .filter((c) => c.readyState === 1)
+    .map((c) => c.name)
+    .findLast((n) => n?.startsWith('herald_test_bench_scale'));
   if (!db) throw new Error('the bench app has no database');
   mongo.pathname = `/${db}`;
   return Promise.all(
