@@ -7,6 +7,8 @@
  * part and opened again, with its language, at the start of the next.
  */
 
+import { mbLength } from './twig/runtime/mb.js';
+
 /** What a truncated text (and a truncated card) ends with. */
 export const TRUNCATION_MARKER = '…（已截断）';
 
@@ -27,20 +29,6 @@ const SPANS = [
   /\*\*[^*\n]+\*\*/g,
   /~~[^~\n]+~~/g,
 ];
-
-/** Code points in `s`. */
-export function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
-}
 
 /** Whether `s` has more than `max` code points; walks at most max + 1 of them. */
 function longerThan(s: string, max: number): boolean {
@@ -206,7 +194,7 @@ export function truncateText(
 ): string {
   if (!longerThan(text, max)) return text;
   // In KMarkdown a newline may go before the marker (after a closed code block).
-  const room = max - codePoints(marker) - (markdown ? 1 : 0);
+  const room = max - mbLength(marker) - (markdown ? 1 : 0);
   const head = room > 0 ? cutOnce(text, room, markdown).head : '';
   // A closed code block ends its line; the marker goes on the next.
   return head.endsWith(FENCE) ? `${head}\n${marker}` : `${head}${marker}`;

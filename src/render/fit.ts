@@ -26,8 +26,9 @@ import type {
 import { validateCard, validateCardShape } from './cards/validate-card.js';
 import { CardInvalidError } from './errors/card-invalid-error.js';
 import { MessageTooLongError } from './errors/message-too-long-error.js';
-import { codePoints, splitText, TRUNCATION_MARKER, truncateText } from './fit-text.js';
+import { splitText, TRUNCATION_MARKER, truncateText } from './fit-text.js';
 import { MAX_MESSAGE_LENGTH } from './limits.js';
+import { mbLength } from './twig/runtime/mb.js';
 
 export { TRUNCATION_MARKER } from './fit-text.js';
 
@@ -52,7 +53,7 @@ const withContent = (t: TextElement, content: string): TextElement =>
 function fitText(t: TextElement, mode: 'split' | 'truncate'): TextElement[] {
   const text = contentOf(t);
   const max = maxOf(t);
-  if (codePoints(text) <= max) return [t];
+  if (mbLength(text) <= max) return [t];
   if (mode === 'truncate') return [withContent(t, truncateText(text, max, isMarkdown(t)))];
   return splitText(text, max, isMarkdown(t)).map((part) => withContent(t, part));
 }
@@ -64,7 +65,7 @@ function fitModule(module: CardModule, mode: 'split' | 'truncate'): CardModule[]
   switch (module.type) {
     case 'header': {
       const text = contentOf(module.text);
-      if (codePoints(text) <= HEADER_TEXT_MAX) return [module];
+      if (mbLength(text) <= HEADER_TEXT_MAX) return [module];
       const cut = truncateText(text, HEADER_TEXT_MAX, false, HEADER_MARKER);
       return [{ ...module, text: typeof module.text === 'string' ? cut : { ...module.text, content: cut } }];
     }
@@ -196,7 +197,7 @@ export interface FittedMessage {
 
 /** A KMarkdown message (type 9) within MAX_MESSAGE_LENGTH, as `mode` says. */
 export function fitKmarkdown(text: string, mode: Overflow): FittedMessage {
-  const length = codePoints(text);
+  const length = mbLength(text);
   if (length <= MAX_MESSAGE_LENGTH) return { parts: [text], fitted: null };
   if (mode === 'fail') throw new MessageTooLongError(length, MAX_MESSAGE_LENGTH);
   if (mode === 'truncate')

@@ -11,9 +11,10 @@ import {
 } from '../../src/render/cards/index.js';
 import { MessageTooLongError } from '../../src/render/errors/message-too-long-error.js';
 import { fitCards, fitKmarkdown, TRUNCATION_MARKER } from '../../src/render/fit.js';
-import { codePoints, splitText, truncateText } from '../../src/render/fit-text.js';
+import { splitText, truncateText } from '../../src/render/fit-text.js';
 import { renderMessage } from '../../src/render/index.js';
 import { MAX_MESSAGE_LENGTH } from '../../src/render/limits.js';
+import { mbLength as codePoints } from '../../src/render/twig/runtime/mb.js';
 
 const NOW = 1_700_000_000_000;
 

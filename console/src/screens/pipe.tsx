@@ -514,7 +514,7 @@ function LatestDeliveries(props: { pipeId: string }) {
     LATEST_REFRESH_MS,
   );
   return (
-    <section aria-labelledby="pipe-latest">
+    <section class="spaced" aria-labelledby="pipe-latest">
       <div class="section-head">
         <h2 id="pipe-latest">{t('latest')}</h2>
         <Link to={deliveriesPath({ pipe_id: props.pipeId })}>{t('all')}</Link>
