@@ -223,8 +223,8 @@ function redisTopology(
     throw new ConfigError(`config: REDIS_MODE must be one of ${REDIS_MODES.join(', ')} (got "${mode}")`);
   }
   const redisQueuePartitions = int(env, 'REDIS_QUEUE_PARTITIONS', 1, 1, D.MAX_REDIS_QUEUE_PARTITIONS);
-  // Behind Sentinel a failover measured 78 of 288 messages answered 200 lost without it
-  // (test/redis/failover.test.ts, docs/scaling.md): on by default there.
+  // Replication is asynchronous: behind Sentinel a failover without WAIT loses messages already
+  // answered 200 (docs/scaling.md), so it is on by default there.
   const redisWaitReplicas = int(env, 'REDIS_WAIT_REPLICAS', mode === 'sentinel' ? 1 : 0, 0, 16);
   // WAIT asks the node a client happens to pick on a cluster, not the shard that took the job.
   if (mode === 'cluster' && redisWaitReplicas > 0) {

@@ -37,7 +37,7 @@ export class PipeMessages {
 
   /** `queues`: the pipe queue's partitions, or one queue as the only one (tests). */
   constructor(queues: PipePartitions | PipeQueue) {
-    this.partitions = queues instanceof PipePartitions ? queues : PipePartitions.single(queues);
+    this.partitions = PipePartitions.from(queues);
   }
 
   /** Partition 0: the whole pipe queue unless REDIS_QUEUE_PARTITIONS is above 1. */

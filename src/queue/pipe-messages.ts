@@ -124,14 +124,6 @@ export const PIPE_JOB_RETENTION = {
 
 export type PipeQueue = Queue<PipeJob, unknown, typeof PIPE_JOB_NAME>;
 
-/**
- * The BullMQ queue names of the pipe queue's partitions, in order (`['pipe-messages']` with one
- * partition off a cluster). What iterates the partitions without a handle (metrics, scripts).
- */
-export function pipeQueuePartitions(config: Pick<Config, 'redisMode' | 'redisQueuePartitions'>): string[] {
-  return pipeQueueNames(config);
-}
-
 /** The pipe queue's partitions, one BullMQ Queue each, on one connection. */
 export class PipePartitions {
   private constructor(
@@ -165,6 +157,11 @@ export class PipePartitions {
   /** One queue as the only partition (tests that make their own queue). */
   static single(queue: PipeQueue): PipePartitions {
     return new PipePartitions([queue], () => 0);
+  }
+
+  /** `queues` as partitions: a single queue is the only one. */
+  static from(queues: PipePartitions | PipeQueue): PipePartitions {
+    return queues instanceof PipePartitions ? queues : PipePartitions.single(queues);
   }
 
   /** The queue of `botId`'s messages. */

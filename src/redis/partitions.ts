@@ -55,11 +55,10 @@ function spreadPoint(i: number): number {
 const tagCache = new Map<number, string>();
 
 /**
- * The hash tag of partition `i`. Chosen, not just numbered: the slots of `pipe-messages-0..15`
- * fell 4/4/8 on three even shards. Partition i's tag is the first `pipe-messages-<i>.<k>` whose
- * slot lies at the i-th point of a low-discrepancy sequence, so the first N partitions spread
- * evenly over any cluster whose shards hold even slot ranges (16 over 3 shards: 6/5/5), and a
- * partition's name does not depend on how many partitions there are.
+ * The hash tag of partition `i`: the first `pipe-messages-<i>.<k>` whose slot lies at the i-th
+ * point of a low-discrepancy sequence, so that the first N partitions spread evenly over shards
+ * holding even slot ranges (plain numbered names bunch up; docs/scaling.md), and a partition's
+ * name does not depend on how many partitions there are.
  */
 export function partitionTag(i: number): string {
   const cached = tagCache.get(i);
@@ -84,9 +83,12 @@ export function partitionTag(i: number): string {
  * consuming the jobs already queued.
  */
 export function pipeQueueNames(config: PartitionConfig): string[] {
-  return Array.from({ length: config.redisQueuePartitions }, (_, i) =>
-    i === 0 && config.redisMode !== 'cluster' ? PIPE_QUEUE : `{${partitionTag(i)}}`,
-  );
+  return Array.from({ length: config.redisQueuePartitions }, (_, i) => partitionQueueName(config, i));
+}
+
+/** The BullMQ queue name of partition `i` (pipeQueueNames). */
+function partitionQueueName(config: PartitionConfig, i: number): string {
+  return i === 0 && config.redisMode !== 'cluster' ? PIPE_QUEUE : `{${partitionTag(i)}}`;
 }
 
 /** FNV-1a (32 bits) of the bot id: spreads ids of any shape, the same in every process. */
@@ -118,5 +120,5 @@ export function clusterTag(config: Pick<Config, 'redisMode'>, name: string): str
 
 /** The BullMQ queue name of `botId`'s partition. */
 export function pipeQueueNameOfBot(config: PartitionConfig, botId: string): string {
-  return pipeQueueNames(config)[partitionOfBot(config, botId)]!;
+  return partitionQueueName(config, partitionOfBot(config, botId));
 }

@@ -62,7 +62,7 @@ export const partitionConcurrency = (concurrency: number, partitions: number): n
  */
 export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueue): Promise<RunningWorkers> {
   const { config, log } = deps;
-  const partitions = queues instanceof PipePartitions ? queues : PipePartitions.single(queues);
+  const partitions = PipePartitions.from(queues);
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
   // How busy the job slots are, for the autoscaling gauges (utilisation.ts): every partition's

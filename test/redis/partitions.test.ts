@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { pipeQueuePartitions } from '../../src/queue/pipe-messages.js';
 import {
   botSlotTag,
   CLUSTER_SLOTS,
@@ -8,6 +7,7 @@ import {
   partitionTag,
   pipeQueueNameOfBot,
   pipeQueueNames,
+  pipeQueueNames as pipeQueuePartitions,
 } from '../../src/redis/partitions.js';
 
 const standalone = (n: number) => ({ redisMode: 'standalone', redisQueuePartitions: n }) as const;

@@ -1,4 +1,5 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
+import { GROUP_VARIABLE } from '../../domain/pipes/grouping.js';
 import { DeliveryError } from '../../errors/index.js';
 import { type InputEncoding, inputText } from '../../queue/job-input.js';
 import {
@@ -25,9 +26,6 @@ export interface GroupRenderInput {
   readonly meta: Readonly<Record<string, unknown>>;
   readonly items?: readonly GroupItemInput[];
 }
-
-/** The variable a grouped message's template sees (domain/pipes/grouping.ts GROUP_VARIABLE). */
-const GROUP_VARIABLE = '_group';
 
 /** A job input decoded as PHP's json_decode would; INPUT_INVALID for good otherwise. */
 function decodeInput(input: string, encoding: InputEncoding | undefined): unknown {
