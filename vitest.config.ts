@@ -47,6 +47,7 @@ const processes = [
   'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',
   'test/workers/upstream-rate.test.ts',
+  'test/workers/redis-stall.test.ts',
 ];
 
 /** Journeys in a real headless chromium over spawned web and worker processes. */

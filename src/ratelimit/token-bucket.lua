@@ -1,15 +1,22 @@
 -- Token bucket, one per key, refilled continuously from Redis server time so that every web and
 -- worker process shares one clock and one budget.
--- KEYS[1]  bucket key (string "<tokens> <last refill, µs>", expiring once the bucket is full again)
+-- KEYS[1]  bucket key (string "<tokens> <last refill, µs>[ <sendable>]", expiring once the bucket
+--          is full again; see "Two counts" below)
 -- KEYS[2]  reservation key, optional (a delivered message's, ratelimit/token-bucket.ts): a refused
 --          request reserves: the bucket goes into debt by its cost, the key records the payment and
 --          its turn (Redis time, µs: when the debt is repaid) for ARGV[7] ms beyond the wait, and the
 --          wait is until that turn. A request that finds the key has paid: from its turn on it
---          passes free (the key is deleted); before its turn it is told to wait the rest, and keeps
---          the key. Why: refused messages that only retried later woke together, were refused again
---          and again, and each try cost a render and a store write; a reservation makes a backlog
---          wait in line, once each. And a message sent after its turn breaks the bucket's promise
---          (its token was counted at the turn), so it may come back early and wait for it.
+--          passes without paying again (the key is deleted); before its turn it is told to wait the
+--          rest, and keeps the key. Why: refused messages that only retried later woke together, were
+--          refused again and again, and each try cost a render and a store write; a reservation
+--          makes a backlog wait in line, once each.
+-- Two counts. `tokens` orders the line: it is charged when a request takes or reserves. `sendable`
+--          guards the send itself: it refills the same way and is charged when a request is let
+--          through, whether it pays now or claims a reservation. A claim passes
+--          only while `sendable` holds its cost, else it is told to wait for the refill and keeps
+--          its key. So claims that all come back late together (workers or Redis stalled past their
+--          turns) still leave at capacity + rate x t, and a late claim never pays twice. On time,
+--          `sendable` never stops a claim: it is charged later than `tokens` for the same requests.
 -- ARGV[1]  capacity (tokens, the burst)
 -- ARGV[2]  refill rate (tokens per second)
 -- ARGV[3]  cost of this request (tokens); clamped to capacity so an expensive request is slow,
@@ -24,15 +31,6 @@
 --          taken again, for real, later); one that would be refused reserves as above. For a
 --          worker that takes a message's tokens at the send, after the render, but would not
 --          render a message only to put it off.
--- ARGV[9]  how late after its turn a reservation may still be claimed (ms), with KEYS[2]. Later,
---          it has lapsed: its token was counted at the turn, and sent now it would land on top of
---          what the bucket has given out since (a backlog that came back late, all at once, would
---          reach the upstream as a burst past the bucket's capacity). The request then takes as
---          if it held nothing: allowed if the bucket has the tokens now, else a new turn. A
---          message lapses once at most: its new turn is written negated and never lapses (a
---          backlog whose claims all came late would otherwise pay twice for every turn and never
---          get out of debt). A kept payment (turn 0, rememberPayment) never lapses: it is kept only
---          while it is as good as one made now.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
 --           time until full again (ms), lease granted (tokens), reserved (1/0) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
@@ -54,19 +52,23 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2]) -- microseconds
 local raw = redis.pcall('GET', KEYS[1])
 local tokens = nil
 local ts = nil
+local sendable = nil
 if type(raw) == 'string' then
-  local space = string.find(raw, ' ', 1, true)
-  if space then
-    tokens = tonumber(string.sub(raw, 1, space - 1))
-    ts = tonumber(string.sub(raw, space + 1))
-  end
+  local a, b, c = string.match(raw, '^(%S+) (%S+) ?(%S*)$')
+  tokens = tonumber(a)
+  ts = tonumber(b)
+  -- Written only while it differs from `tokens`.
+  sendable = tonumber(c) or tokens
 end
 if tokens == nil or ts == nil then
   tokens = capacity
   ts = now
+  sendable = capacity
 end
 
-tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate / 1000000 + refund)
+local refill = math.max(0, now - ts) * rate / 1000000 + refund
+tokens = math.min(capacity, tokens + refill)
+sendable = math.min(capacity, sendable + refill)
 
 local allowed = 0
 local retry_us = 0
@@ -76,47 +78,55 @@ local held = nil
 if reservation then
   held = redis.call('GET', reservation)
 end
-local late_us = tonumber(ARGV[9] or '-1') * 1000
-local lapsed = false
+-- How long until `sendable` holds this request's cost (0 when it does).
+local function send_wait_us()
+  if sendable >= cost then return 0 end
+  return math.ceil((cost - sendable) * 1000000 / rate)
+end
 if held then
-  local turn = tonumber(held) or 0
-  local lapsed_before = turn < 0
-  if lapsed_before then turn = -turn end
+  -- A turn written negated by an older Herald (a lapsed reservation's) is a turn all the same.
+  local turn = math.abs(tonumber(held) or 0)
   if turn > now then
     retry_us = turn - now
     reserved = 1
-  elseif turn == 0 or lapsed_before or late_us < 0 or now - turn <= late_us then
+  elseif turn == 0 then
+    -- A kept payment (rememberPayment) charged both counts when it was made, and is kept only
+    -- while it is as good as one made now.
     redis.call('DEL', reservation)
     allowed = 1
-  else
+  elseif sendable >= cost then
     redis.call('DEL', reservation)
-    held = nil
-    lapsed = true
+    sendable = sendable - cost
+    allowed = 1
+  else
+    retry_us = send_wait_us()
+    reserved = 1
   end
-end
-if held then
-  -- Answered above.
-elseif tokens >= cost and peek then
+elseif tokens >= cost and sendable >= cost and peek then
   allowed = 1
-elseif tokens >= cost then
+elseif tokens >= cost and sendable >= cost then
   tokens = tokens - cost
+  sendable = sendable - cost
   allowed = 1
   if want > 0 then
-    granted = math.min(want, math.floor(tokens / share))
+    granted = math.min(want, math.floor(math.min(tokens, sendable) / share))
     tokens = tokens - granted
+    sendable = sendable - granted
   end
 else
-  retry_us = math.ceil((cost - tokens) * 1000000 / rate)
+  retry_us = math.max(math.ceil((cost - tokens) * 1000000 / rate), send_wait_us())
   if reservation then
     tokens = tokens - cost
     reserved = 1
-    redis.call('SET', reservation, string.format('%d', lapsed and -(now + retry_us) or now + retry_us), 'PX',
+    redis.call('SET', reservation, string.format('%d', now + retry_us), 'PX',
       math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
   end
 end
 
-local full_us = math.ceil((capacity - tokens) * 1000000 / rate)
+local full_us = math.ceil((capacity - math.min(tokens, sendable)) * 1000000 / rate)
+local state = string.format('%.6f %d', tokens, now)
+if math.abs(sendable - tokens) > 0.000001 then state = state .. string.format(' %.6f', sendable) end
 -- A full bucket is the same as no bucket: let idle keys expire.
-redis.call('SET', KEYS[1], string.format('%.6f %d', tokens, now), 'PX', math.ceil(full_us / 1000) + 1000)
+redis.call('SET', KEYS[1], state, 'PX', math.ceil(full_us / 1000) + 1000)
 
 return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted, reserved }

@@ -9,12 +9,6 @@ const RESERVING_COMMAND = 'heraldTokenBucketReserving';
 /** How long a reservation is kept after the wait it was made for, in ms (1 h): a message that
  * comes back later than that (workers down meanwhile) is charged again, which only slows it. */
 export const RESERVATION_KEEP_MS = 60 * 60 * 1000;
-/**
- * How late after its turn a reservation may still be claimed, in ms. Later it has lapsed and the
- * message takes its tokens again: sends that all come back late would otherwise reach the
- * upstream together, past the bucket's capacity (token-bucket.lua, ARGV[9]).
- */
-export const RESERVATION_LATE_MS = 100;
 
 export interface BucketLimit {
   /** Burst size, in tokens. */
@@ -91,7 +85,6 @@ export async function takeTokens(
           ...args,
           RESERVATION_KEEP_MS,
           peek ? 1 : 0,
-          RESERVATION_LATE_MS,
         )
       : await (client[COMMAND] as BucketCommand)(key, ...args);
   } catch (err) {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
-import { RESERVATION_LATE_MS, takeTokens } from '../../src/ratelimit/token-bucket.js';
+import { takeTokens } from '../../src/ratelimit/token-bucket.js';
 import { useFileRedis } from '../helpers/redis.js';
 
 /** The Lua script runs on the real Redis: nothing here is stubbed. */
@@ -106,23 +106,51 @@ describe('takeTokens', () => {
     expect(await a.exists(paid)).toBe(1);
   });
 
-  it('a reservation claimed long after its turn has lapsed: it takes again, and cannot send on top of the refill', async () => {
+  it('a reservation claimed long after its turn cannot send on top of the refill another request took', async () => {
     const key = `${prefix}:late`;
     const limit = { capacity: 1, perSecond: 2 };
     const paid = `${prefix}:late:paid`;
     expect((await takeTokens(a, key, limit)).allowed).toBe(true);
     const refused = await takeTokens(a, key, limit, 1, undefined, paid);
     expect([refused.allowed, refused.reserved]).toEqual([false, true]);
-    // Time passes (deliberately): its turn, RESERVATION_LATE_MS, and the bucket full again.
-    await sleep(refused.retryAfterMs + RESERVATION_LATE_MS + 1_000);
+    // Time passes (deliberately): its turn, and the bucket full again.
+    await sleep(refused.retryAfterMs + 1_000);
     // Meanwhile another request takes the refilled token.
     expect((await takeTokens(b, key, limit)).allowed).toBe(true);
-    // Claimed now, the reservation would be a second send within moments on a bucket of 1.
+    // Claimed now, the reservation would be a second send within moments on a bucket of 1: it
+    // waits for the refill instead, and keeps its reservation (it has paid).
     const late = await takeTokens(a, key, limit, 1, undefined, paid);
-    expect(late.allowed).toBe(false);
-    expect(late.reserved).toBe(true);
+    expect([late.allowed, late.reserved]).toEqual([false, true]);
     expect(late.retryAfterMs).toBeGreaterThan(0);
+    expect(late.retryAfterMs).toBeLessThanOrEqual(500);
+    expect(await a.exists(paid)).toBe(1);
+    await sleep(late.retryAfterMs);
+    expect((await takeTokens(a, key, limit, 1, undefined, paid)).allowed).toBe(true);
+    expect(await a.exists(paid)).toBe(0);
   });
+
+  it('a backlog whose turns all passed (a stall) leaves at capacity + rate x t, and pays once', async () => {
+    const key = `${prefix}:stall`;
+    // 1 s a token: the refill while the claims below run stays well under one token.
+    const limit = { capacity: 2, perSecond: 1 };
+    const paid = (i: number) => `${prefix}:stall:paid:${i}`;
+    for (let i = 0; i < 2; i++) expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const turns = [];
+    for (let i = 0; i < 4; i++) turns.push(await takeTokens(a, key, limit, 1, undefined, paid(i)));
+    expect(turns.every((r) => r.reserved)).toBe(true);
+    // The stall: every turn passes (the last is 4 s away), and the bucket would be full again.
+    await sleep((turns.at(-1) as { retryAfterMs: number }).retryAfterMs + 2_500);
+    const debtBefore = await redisTokensOf(key);
+    const claims = await Promise.all(
+      [0, 1, 2, 3].map((i) => takeTokens(a, key, limit, 1, undefined, paid(i))),
+    );
+    // Two (the burst) go now; the others wait for the refill, one token each, holding their turn.
+    expect(claims.filter((r) => r.allowed)).toHaveLength(2);
+    const waiting = claims.filter((r) => !r.allowed);
+    expect(waiting.every((r) => r.reserved && r.retryAfterMs > 0 && r.retryAfterMs <= 1_000)).toBe(true);
+    // Nothing charged again: the claims took no new tokens (their debt was paid at the turns).
+    expect(await redisTokensOf(key)).toBeGreaterThanOrEqual(debtBefore);
+  }, 15_000);
 
   it('a look ahead (peek) takes nothing when the tokens are there, and reserves when they are not', async () => {
     const key = `${prefix}:peek`;

@@ -233,12 +233,7 @@ describe('worker processes', () => {
     expect(await b.exited).toBe(0);
   }, 90_000);
 
-  // Retried once: in 1 of 2 fresh-clone CI runs on 2026-11-27 (load 3.5, relay in its own
-  // process) nothing reached the relay for 8.5 s after the first 7, then 29 arrived within 330 ms
-  // (11 allowed): a real burst, not a stamping artefact, whose cause (put-off jobs back late, and
-  // what lets their claims through together) is open under issue 17. A second failure fails.
   it('two workers share one bot limit: the relay never sees more than burst + rate x t', {
-    retry: 1,
     timeout: 60_000,
   }, async () => {
     // The relay stamps arrivals in a process of its own (helpers/relay-process.ts says why).

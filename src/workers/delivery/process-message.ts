@@ -213,7 +213,7 @@ class PipeRun {
   private relaySaw = false;
   /**
    * How long this run's render took (ms): a message put off after it comes back that much
-   * earlier, so that its next render ends before its turn (a claim long after the turn lapses).
+   * earlier, so that its next render ends before its turn (and the send is not late).
    */
   private renderMs = 0;
   private limit: BucketLimit | undefined;
