@@ -36,7 +36,7 @@ export interface Config {
   readonly redisQueuePartitions: number;
   /**
    * The partitions a worker process consumes (WORKER_PARTITIONS, default all), sorted, each below
-   * redisQueuePartitions; web processes ignore it. A partition no worker consumes is never drained.
+   * redisQueuePartitions; web processes do not use it. A partition no worker consumes is never drained.
    */
   readonly workerPartitions: readonly number[];
   /**
