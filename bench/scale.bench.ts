@@ -500,6 +500,14 @@ function printRuns(target: RedisTarget, runs: readonly Run[]): void {
   console.log(`\ncommands per message by name (commandstats; script internals included), top ${TOP}:`);
   const top = [...total(first).byName].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   for (const [name] of top) row(`  ${name}`, (r) => f2(total(r).byName.get(name) ?? 0));
+  // Where each name's calls fall, in the first run: accepting the message, or delivering it.
+  console.log(
+    `\n${pad(`the same, ${first.workers} worker(s), by phase`, 40)}${['ingest', 'delivery'].map((h) => lpad(h, 12)).join('')}`,
+  );
+  for (const [name] of top) {
+    const cells = [first.ingest, first.delivery].map((c) => lpad(f2(c.byName.get(name) ?? 0), 12));
+    console.log(`${pad(`  ${name}`, 40)}${cells.join('')}`);
+  }
 }
 
 function printSplit(split: Split): void {

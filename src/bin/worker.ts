@@ -1,3 +1,4 @@
+import { formatPartitions } from '../config/index.js';
 import { openCore } from '../core.js';
 import { createLogger } from '../log/logger.js';
 import { createPipeQueue } from '../queue/pipe-messages.js';
@@ -26,7 +27,11 @@ try {
   // Shows this process in the back office's overview while it runs.
   const heartbeat = new WorkerHeartbeat(core.redis, config.redisPrefix, config.workerConcurrency, log);
   await heartbeat.start();
-  log.info('worker started');
+  // Which partitions this process drains (WORKER_PARTITIONS), out of how many.
+  log.info('worker started', {
+    partitions: formatPartitions(workers.partitions),
+    of: config.redisQueuePartitions,
+  });
   onShutdown(log, config.shutdownTimeoutMs, async () => {
     await workers.close(config.shutdownTimeoutMs);
     await heartbeat.stop();

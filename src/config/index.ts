@@ -35,6 +35,11 @@ export interface Config {
    */
   readonly redisQueuePartitions: number;
   /**
+   * The partitions a worker process consumes (WORKER_PARTITIONS, default all), sorted, each below
+   * redisQueuePartitions; web processes do not use it. A partition no worker consumes is never drained.
+   */
+  readonly workerPartitions: readonly number[];
+  /**
    * REDIS_WAIT_REPLICAS (default 1 behind Sentinel, else 0): replicas that must hold an accepted message before the
    * answer says so (Redis WAIT, up to DB_TIMEOUT_MS; fewer: 503). Behind Sentinel, 1 keeps a
    * message accepted just before a failover (replication is asynchronous). Not on a cluster.
@@ -216,7 +221,13 @@ function redisTopology(
   env: Env,
 ): Pick<
   Config,
-  'redisUrl' | 'redisMode' | 'redisNodes' | 'redisSentinelName' | 'redisQueuePartitions' | 'redisWaitReplicas'
+  | 'redisUrl'
+  | 'redisMode'
+  | 'redisNodes'
+  | 'redisSentinelName'
+  | 'redisQueuePartitions'
+  | 'workerPartitions'
+  | 'redisWaitReplicas'
 > {
   const mode = str(env, 'REDIS_MODE', 'standalone') as RedisMode;
   if (!REDIS_MODES.includes(mode)) {
@@ -237,39 +248,62 @@ function redisTopology(
     const withScheme = i > 0 && !u.includes('://') ? `redis://${u}` : u;
     url({ REDIS_URL: withScheme }, 'REDIS_URL', D.DEFAULT_REDIS_URL, ['redis:', 'rediss:']);
   }
-  const first = urls[0]!;
-  if (mode === 'standalone') {
-    return {
-      redisUrl: first,
-      redisMode: mode,
-      redisNodes: [],
-      redisSentinelName: '',
-      redisQueuePartitions,
-      redisWaitReplicas,
-    };
-  }
-  if (mode === 'cluster') {
-    const redisNodes = urls.map((u) => {
-      const parsed = new URL(u.includes('://') ? u : `redis://${u}`);
-      return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 6379) };
-    });
-    return {
-      redisUrl: first,
-      redisMode: mode,
-      redisNodes,
-      redisSentinelName: '',
-      redisQueuePartitions,
-      redisWaitReplicas,
-    };
-  }
+  // Cluster: the seeds of REDIS_URL; Sentinel: the sentinels, not REDIS_URL's host.
+  const redisNodes =
+    mode === 'cluster'
+      ? urls.map((u) => {
+          const parsed = new URL(u.includes('://') ? u : `redis://${u}`);
+          return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 6379) };
+        })
+      : mode === 'sentinel'
+        ? hostPorts('REDIS_SENTINELS', str(env, 'REDIS_SENTINELS'))
+        : [];
   return {
-    redisUrl: first,
+    redisUrl: urls[0]!,
     redisMode: mode,
-    redisNodes: hostPorts('REDIS_SENTINELS', str(env, 'REDIS_SENTINELS')),
-    redisSentinelName: str(env, 'REDIS_SENTINEL_NAME', D.DEFAULT_REDIS_SENTINEL_NAME),
+    redisNodes,
+    redisSentinelName:
+      mode === 'sentinel' ? str(env, 'REDIS_SENTINEL_NAME', D.DEFAULT_REDIS_SENTINEL_NAME) : '',
     redisQueuePartitions,
+    workerPartitions: workerPartitions(env.WORKER_PARTITIONS, redisQueuePartitions),
     redisWaitReplicas,
   };
+}
+
+/**
+ * WORKER_PARTITIONS: the partitions a worker process consumes, as comma-separated numbers and
+ * ranges (`0-7`, `0,3,8-11`), each below REDIS_QUEUE_PARTITIONS; unset: all of them. Sorted,
+ * without repeats.
+ */
+export function workerPartitions(raw: string | undefined, partitions: number): readonly number[] {
+  if (raw === undefined || raw === '') return Array.from({ length: partitions }, (_, i) => i);
+  const bad = (why: string) =>
+    new ConfigError(
+      `config: WORKER_PARTITIONS ${why} (got "${raw}"; the partitions are 0 to ${partitions - 1}, ` +
+        'written like 0-7 or 0,3,8-11)',
+    );
+  const chosen = new Set<number>();
+  for (const item of raw.split(',').map((part) => part.trim())) {
+    const m = /^(\d{1,5})(?:\s*-\s*(\d{1,5}))?$/.exec(item);
+    if (!m) throw bad(item === '' ? 'has an empty item' : `has "${item}", neither a number nor a range`);
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from) throw bad(`has the backward range "${item}"`);
+    if (to >= partitions) throw bad(`names partition ${to}, past the last one`);
+    for (let i = from; i <= to; i++) chosen.add(i);
+  }
+  return [...chosen].sort((a, b) => a - b);
+}
+
+/** `partitions` written as WORKER_PARTITIONS takes them (`0-7`, `0,3,8-11`), for logs. */
+export function formatPartitions(partitions: readonly number[]): string {
+  const items: string[] = [];
+  for (let i = 0; i < partitions.length; i++) {
+    const from = partitions[i]!;
+    while (partitions[i + 1] === partitions[i]! + 1) i++;
+    items.push(from === partitions[i] ? String(from) : `${from}-${partitions[i]}`);
+  }
+  return items.join(',');
 }
 
 /**

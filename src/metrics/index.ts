@@ -81,6 +81,8 @@ export interface MetricProbes {
   /** Every pipe queue partition's counts; one Redis call per partition (queue/probes.ts). */
   queueStats?: () => Promise<readonly PartitionStats[]>;
   utilisation?: () => UtilisationReading;
+  /** Worker only: the partitions this process consumes (WORKER_PARTITIONS). */
+  consumedPartitions?: readonly number[];
 }
 
 export function createMetrics(): HeraldMetrics {
@@ -259,6 +261,18 @@ export function createMetrics(): HeraldMetrics {
       },
     }),
   ];
+  // Worker only, registered with its probe: which partitions this process consumes, so a
+  // dashboard can tell a partition no worker covers (its queue is never drained).
+  const consumedMetric = new Gauge({
+    name: 'herald_worker_partition_consumed',
+    help: 'Pipe queue partitions this worker process consumes (WORKER_PARTITIONS): 1 per partition',
+    labelNames: ['partition'],
+    registers: [],
+    collect() {
+      this.reset();
+      for (const i of probes.consumedPartitions ?? []) this.set({ partition: String(i) }, 1);
+    },
+  });
   return {
     registry,
     accepted,
@@ -277,6 +291,7 @@ export function createMetrics(): HeraldMetrics {
       if (p.utilisation && !probes.utilisation) {
         for (const m of slotMetrics) registry.registerMetric(m);
       }
+      if (p.consumedPartitions && !probes.consumedPartitions) registry.registerMetric(consumedMetric);
       probes = { ...probes, ...p };
     },
   };

@@ -11,8 +11,8 @@ import type { InputEncoding } from './job-input.js';
  * queue (`pipe-messages`), or REDIS_QUEUE_PARTITIONS of them, each under its own hash tag (so that
  * on a Redis Cluster they spread over the shards: a BullMQ queue lives in one slot). A message goes
  * to its bot's partition (redis/partitions.ts partitionOfBot), so a bot's messages share one
- * queue and, on a cluster, one shard with its budget's keys; every worker process consumes every
- * partition.
+ * queue and, on a cluster, one shard with its budget's keys; a worker process consumes every
+ * partition, or those WORKER_PARTITIONS names.
  */
 
 /** BullMQ job name of every job on the pipe queue's partitions. */

@@ -64,7 +64,7 @@ export const pipeIdempotencyKey = (
 /** The ids of a pipe's captured payloads, newest first (domain/pipes/captures.ts). */
 export const pipeCapturesKey = (prefix: string, pipeId: string, tag: string | null = null): string =>
   `${prefix}:pipe-captures:${t(tag)}${pipeId}`;
-/** One captured payload of a pipe (a hash: metadata and body), with its own expiry. */
+/** One captured payload of a pipe (a string: metadata, newline, body), with its own expiry. */
 export const pipeCaptureKey = (
   prefix: string,
   pipeId: string,

@@ -43,6 +43,8 @@ export interface RunningWorkers {
   close(timeoutMs: number): Promise<void>;
   /** Port of GET /metrics. */
   readonly metricsPort: number;
+  /** The partitions this process consumes (WORKER_PARTITIONS), in order. */
+  readonly partitions: readonly number[];
 }
 
 /**
@@ -54,8 +56,9 @@ export const partitionConcurrency = (concurrency: number, partitions: number): n
   Math.max(1, Math.ceil(concurrency / partitions));
 
 /**
- * Starts the pipe-message consumers of this process, one per partition of the pipe queue (every
- * process consumes every partition): `config.workerConcurrency` jobs at once in all, GET /metrics
+ * Starts the pipe-message consumers of this process, one per partition it consumes
+ * (`config.workerPartitions`, WORKER_PARTITIONS: all by default): `config.workerConcurrency` jobs
+ * at once in all, GET /metrics
  * on `config.metricsPort`. Refuses to start on a Redis that may evict queue keys. `queues` is a
  * producer handle on the pipe queue's partitions (one queue: the only partition): job reads for
  * the dead-job sweeps, digests, and the depth gauges.
@@ -63,13 +66,24 @@ export const partitionConcurrency = (concurrency: number, partitions: number): n
 export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueue): Promise<RunningWorkers> {
   const { config, log } = deps;
   const partitions = PipePartitions.from(queues);
+  // This process's share of the partitions; `partitions` stays whole: digests go to their bot's
+  // partition, job reads look in every one, and the depth gauges show every partition (one that
+  // no worker consumes shows its oldest waiting age rising).
+  const own = config.workerPartitions.filter((i) => i < partitions.all.length);
+  if (own.length === 0) {
+    throw new Error(`WORKER_PARTITIONS names none of the ${partitions.all.length} partitions given`);
+  }
   await checkRedisPolicy(deps.redis, log);
   const metrics = metricsFor(deps);
-  // How busy the job slots are, for the autoscaling gauges (utilisation.ts): every partition's
-  // consumer's slots together.
-  const concurrency = partitionConcurrency(config.workerConcurrency, partitions.all.length);
-  const slots = new SlotUtilisation(concurrency * partitions.all.length);
-  metrics.setProbes({ ...pipeProbes(partitions.all), utilisation: () => slots.read() });
+  // How busy the job slots are, for the autoscaling gauges (utilisation.ts): every consumer's
+  // slots together.
+  const concurrency = partitionConcurrency(config.workerConcurrency, own.length);
+  const slots = new SlotUtilisation(concurrency * own.length);
+  metrics.setProbes({
+    ...pipeProbes(partitions.all),
+    utilisation: () => slots.read(),
+    consumedPartitions: own,
+  });
   const messages = new PipeMessages(partitions);
   const caches = new WorkerCaches(deps);
   await caches.start(deps);
@@ -127,9 +141,9 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
         log,
       ),
     );
-    consumers = partitions.all.map(
-      (queue) =>
-        new Worker<PipeJob>(queue.name, processor, {
+    consumers = own.map(
+      (i) =>
+        new Worker<PipeJob>(partitions.all[i]!.name, processor, {
           connection,
           prefix: config.redisPrefix,
           concurrency,
@@ -186,6 +200,7 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
 
   return {
     metricsPort: metricsServer.port,
+    partitions: own,
     close(timeoutMs) {
       closing ??= (async () => {
         clearInterval(sweep);

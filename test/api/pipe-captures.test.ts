@@ -68,7 +68,7 @@ async function capturesAtLeast(pipeId: string, count: number): Promise<Capture[]
   return items;
 }
 
-/** Every Redis key the pipe's captures use (the list and each capture's hash). */
+/** Every Redis key the pipe's captures use (the list and each capture's string). */
 async function captureKeys(pipeId: string): Promise<string[]> {
   const prefix = app.config.redisPrefix;
   const items = await app.res.redis.keys(`${pipeCaptureKey(prefix, pipeId, '')}*`);
@@ -83,9 +83,7 @@ async function storedText(pipeId: string): Promise<string> {
     const type = await app.res.redis.type(key);
     parts.push(
       key,
-      JSON.stringify(
-        type === 'list' ? await app.res.redis.lrange(key, 0, -1) : await app.res.redis.hgetall(key),
-      ),
+      JSON.stringify(type === 'list' ? await app.res.redis.lrange(key, 0, -1) : await app.res.redis.get(key)),
     );
   }
   return parts.join('\n');
@@ -213,8 +211,39 @@ describe('what a capture keeps', () => {
   });
 });
 
+describe('captures kept before they were strings', () => {
+  it('a capture kept as a hash (meta, body) is still listed, newest first, and cleared', async () => {
+    const { pipe, access_token } = await createPipe();
+    const prefix = app.config.redisPrefix;
+    const meta = {
+      at: Date.now() - 1_000,
+      content_type: 'application/json',
+      size: 2,
+      headers: {},
+      too_large: false,
+    };
+    await app.res.redis.hset(
+      pipeCaptureKey(prefix, pipe.id, 'old-1'),
+      'meta',
+      JSON.stringify(meta),
+      'body',
+      '{}',
+    );
+    await app.res.redis.pexpire(pipeCaptureKey(prefix, pipe.id, 'old-1'), 60_000);
+    await app.res.redis.lpush(pipeCapturesKey(prefix, pipe.id), 'old-1');
+    const now = await accepted(access_token, JSON.stringify({ content: 'after the upgrade' }));
+    await expect
+      .poll(async () => (await capturesOf(pipe.id)).map((c) => c.id))
+      .toEqual([now.msg_id, 'old-1']);
+    const [fresh, old] = await capturesOf(pipe.id);
+    expect(old).toMatchObject({ id: 'old-1', body: '{}', size: 2, too_large: false });
+    expect(JSON.parse(fresh?.body ?? '')).toEqual({ content: 'after the upgrade' });
+    expect(await app.res.redis.type(pipeCaptureKey(prefix, pipe.id, now.msg_id))).toBe('string');
+  });
+});
+
 describe('limits', () => {
-  it(`keeps the newest ${MAX_ITEMS}: the ${MAX_ITEMS + 1}st drops the oldest, and its hash`, async () => {
+  it(`keeps the newest ${MAX_ITEMS}: the ${MAX_ITEMS + 1}st drops the oldest, and its capture`, async () => {
     const { pipe, access_token } = await createPipe();
     const ids: string[] = [];
     for (let i = 0; i < MAX_ITEMS + 1; i++) {
@@ -255,9 +284,9 @@ describe('limits', () => {
       body: null,
       too_large: true,
     });
-    // The text is not in Redis either.
+    // The text is not in Redis either: the capture is its metadata and the newline alone.
     const key = pipeCaptureKey(app.config.redisPrefix, pipe.id, dropped.msg_id);
-    expect(await app.res.redis.hstrlen(key, 'body')).toBe(0);
+    expect((await app.res.redis.get(key))?.endsWith('}\n')).toBe(true);
   });
 
   it('expires each capture, and the list, 7 days after it was taken', async () => {

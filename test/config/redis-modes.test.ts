@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { ConfigError, formatPartitions, loadConfig, workerPartitions } from '../../src/config/index.js';
 
 const ADMIN = { ADMIN_TOKEN: 'a'.repeat(32) };
 
@@ -47,5 +47,53 @@ describe('REDIS_MODE', () => {
     );
     expect(() => loadConfig({ ...ADMIN, REDIS_QUEUE_PARTITIONS: '0' })).toThrow(/REDIS_QUEUE_PARTITIONS/);
     expect(() => loadConfig({ ...ADMIN, REDIS_QUEUE_PARTITIONS: '257' })).toThrow(/REDIS_QUEUE_PARTITIONS/);
+  });
+});
+
+describe('WORKER_PARTITIONS', () => {
+  const load = (value: string | undefined, partitions = '16') =>
+    loadConfig({ ...ADMIN, REDIS_QUEUE_PARTITIONS: partitions, WORKER_PARTITIONS: value }).workerPartitions;
+
+  it('defaults to every partition (unset or empty)', () => {
+    expect(load(undefined)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(load('')).toHaveLength(16);
+    expect(loadConfig(ADMIN).workerPartitions).toEqual([0]);
+  });
+
+  it('takes numbers and ranges, comma separated, sorted and without repeats', () => {
+    expect(load('0-7')).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(load('0,3,8-11')).toEqual([0, 3, 8, 9, 10, 11]);
+    expect(load(' 11 , 3-4,3, 15 ')).toEqual([3, 4, 11, 15]);
+    expect(load('5-5')).toEqual([5]);
+    expect(load('0', '1')).toEqual([0]);
+  });
+
+  it('refuses partitions past the last, empty items, backward ranges and anything else, saying what it takes', () => {
+    const refusals: Array<[string, RegExp]> = [
+      ['16', /names partition 16, past the last one/],
+      ['8-16', /past the last one/],
+      [',', /empty item/],
+      ['1,,2', /empty item/],
+      [' ', /empty item/],
+      ['7-3', /backward range "7-3"/],
+      ['-1', /"-1", neither a number nor a range/],
+      ['a', /neither a number nor a range/],
+      ['1.5', /neither/],
+      ['0-', /neither/],
+      ['all', /neither/],
+      ['99999999', /neither/],
+    ];
+    for (const [value, why] of refusals) {
+      expect(() => load(value), value).toThrow(ConfigError);
+      expect(() => load(value), value).toThrow(why);
+      expect(() => load(value), value).toThrow(/partitions are 0 to 15, written like 0-7 or 0,3,8-11/);
+    }
+    expect(() => load('1', '1')).toThrow(/partitions are 0 to 0/);
+  });
+
+  it('reads back as written', () => {
+    expect(formatPartitions(workerPartitions('0,3,8-11,13-14', 16))).toBe('0,3,8-11,13-14');
+    expect(formatPartitions(workerPartitions(undefined, 16))).toBe('0-15');
+    expect(formatPartitions([2])).toBe('2');
   });
 });

@@ -11,10 +11,16 @@ import { createMetrics } from '../../src/metrics/index.js';
 const DASHBOARD = new URL('../../docs/grafana/herald-dashboard.json', import.meta.url);
 const SCALING = new URL('../../docs/scaling.md', import.meta.url);
 
-/** The series names a process can serve: a worker's registry (it has every gauge a web has, and the slots'). */
+/**
+ * The series names a process can serve: a worker's registry (it has every gauge a web has, the
+ * slots' and its partitions').
+ */
 async function servedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
-  metrics.setProbes({ utilisation: () => ({ slots: 1, busy: 0, busySeconds: 0, ratio: 0 }) });
+  metrics.setProbes({
+    utilisation: () => ({ slots: 1, busy: 0, busySeconds: 0, ratio: 0 }),
+    consumedPartitions: [0],
+  });
   const names = new Set<string>();
   for (const m of await metrics.registry.getMetricsAsJSON()) {
     names.add(m.name);

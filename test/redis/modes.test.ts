@@ -38,6 +38,12 @@ function luaFiles(dir = SRC.pathname): string[] {
   });
 }
 
+/**
+ * Scripts a cluster never runs: their keys span slots by design, and on a cluster their callers
+ * send the commands one by one instead (the sent log's appends of a turn: sent-log.ts).
+ */
+const OFF_CLUSTER_ONLY = new Set(['workers/recovery/sent-log-append.lua']);
+
 const DIGEST = '{{ _group.count }} in {{ _group.key }}:{% for i in _group.items %} {{ i.alert }}{% endfor %}';
 
 const SETUPS: Array<[RedisModeName, number]> = [
@@ -239,6 +245,7 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
     const masters = (redis as unknown as { nodes(role: 'master'): Redis[] }).nodes('master');
     const missing: string[] = [];
     for (const file of luaFiles()) {
+      if (OFF_CLUSTER_ONLY.has(file.slice(SRC.pathname.length))) continue;
       const sha = createHash('sha1').update(readFileSync(file, 'utf8')).digest('hex');
       const found = await Promise.all(masters.map((m) => m.script('EXISTS', sha) as Promise<number[]>));
       if (!found.some(([exists]) => exists === 1)) missing.push(file.slice(SRC.pathname.length));

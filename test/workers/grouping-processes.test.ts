@@ -1,20 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
-import { builtEntry } from '../helpers/built-tree.js';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { WorkerProcesses, workerStarted } from '../helpers/worker-process.js';
 import { createPipe, createTemplate, createWorld, sendPipe } from './helpers.js';
 
 /**
  * Storm control across worker processes (issue 20): 1,000 alerts in 10 groups within one digest
  * window, two worker processes, one SIGKILLed while folding and another while the digests go
  * out: exactly 10 digests, every alert in exactly one of them. The workers run from the
- * compiled tree (test/workers/processes.test.ts says why).
+ * compiled tree (helpers/worker-process.ts says why).
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
 const ALERTS = 1_000;
 const GROUPS = 10;
 /**
@@ -26,65 +22,22 @@ const GROUPS = 10;
 const WINDOW_S = 600;
 
 let app: TestApp;
-
-interface Proc {
-  child: ChildProcess;
-  out: string[];
-  exited: Promise<number | null>;
-}
-
-const running: Proc[] = [];
-
-function startWorker(): Proc {
-  const prefix = app.config.redisPrefix;
-  const mongo = new URL(app.config.mongoUrl);
-  mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
-  const built = builtEntry('worker');
-  const child = spawn(process.execPath, built.args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...built.env,
-      MONGO_URL: mongo.toString(),
-      REDIS_PREFIX: prefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      METRICS_PORT: '0',
-      HOST: '127.0.0.1',
-      WORKER_CONCURRENCY: '16',
-      // A killed worker's jobs are taken over within about 4 s, its unwritten records in 2 s.
-      LOCK_DURATION_MS: '3000',
-      STALLED_INTERVAL_MS: '1000',
-      RELAY_TIMEOUT_MS: '2000',
-      SENT_LOG_CLAIM_IDLE_MS: '2000',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: string[] = [];
-  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const p = { child, out, exited };
-  running.push(p);
-  return p;
-}
-
-async function started(p: Proc): Promise<void> {
-  await expect.poll(() => p.out.join(''), { timeout: 60_000, interval: 50 }).toContain('"worker started"');
-}
-
-async function killLeftovers(): Promise<void> {
-  const left = running.splice(0).filter((p) => p.child.exitCode === null && p.child.signalCode === null);
-  for (const p of left) p.child.kill('SIGKILL');
-  await Promise.all(left.map((p) => p.exited));
-}
+let workers: WorkerProcesses;
 
 beforeAll(async () => {
   app = await startTestApp('grouping_processes');
+  workers = new WorkerProcesses(app, {
+    WORKER_CONCURRENCY: '16',
+    // A killed worker's jobs are taken over within about 4 s, its unwritten records in 2 s.
+    LOCK_DURATION_MS: '3000',
+    STALLED_INTERVAL_MS: '1000',
+    RELAY_TIMEOUT_MS: '2000',
+    SENT_LOG_CLAIM_IDLE_MS: '2000',
+  });
 });
-afterEach(killLeftovers);
+afterEach(() => workers?.killLeftovers());
 afterAll(async () => {
-  await killLeftovers();
+  await workers?.killLeftovers();
   await app?.close();
 });
 
@@ -116,8 +69,8 @@ describe('storm control across worker processes', () => {
 
     // The alerts are queued while the workers start (50 requests at a time), so that folding,
     // not the test's own sending, fills the window; `a` is killed once 300 are folded.
-    const a = startWorker();
-    const b = startWorker();
+    const a = workers.start();
+    const b = workers.start();
     const ids: string[] = [];
     const sendStarted = Date.now();
     for (let i = 0; i < ALERTS; i += 50) {
@@ -125,15 +78,15 @@ describe('storm control across worker processes', () => {
       ids.push(...(await Promise.all(batch.map((n) => sendPipe(app, pipe.token, { group: n % GROUPS, n })))));
     }
     const sendMs = Date.now() - sendStarted;
-    await Promise.all([started(a), started(b)]);
+    await Promise.all([workerStarted(a, 60_000), workerStarted(b, 60_000)]);
     const workersUp = Date.now() - sendStarted;
     const doneWhenUp = completed;
     await expect.poll(() => completed, { timeout: 60_000, interval: 5 }).toBeGreaterThanOrEqual(300);
     a.child.kill('SIGKILL');
     const killedAfter = completed;
     expect(await a.exited).toBeNull();
-    const c = startWorker();
-    await started(c);
+    const c = workers.start();
+    await workerStarted(c, 60_000);
 
     const records = async () =>
       (

@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PIPE_QUEUE } from '../../src/queue/pipe-messages.js';
 import { sentLogKey } from '../../src/redis/keys.js';
-import { builtEntry } from '../helpers/built-tree.js';
 import { overBucket } from '../helpers/rate.js';
 import { startRelayProcess } from '../helpers/relay-process.js';
+import type { Proc } from '../helpers/spawn.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { WorkerProcesses, workerMetricsPort, workerStarted } from '../helpers/worker-process.js';
 import {
   createPipe,
   createRelayWorld,
@@ -22,56 +21,15 @@ import {
 } from './helpers.js';
 
 /**
- * Worker processes killed, stopped and run side by side. They run as `node worker.js` from the
- * compiled tree (helpers/built-tree.ts), so that a SIGKILL reaches the worker itself.
+ * Worker processes killed, stopped and run side by side (helpers/worker-process.ts starts them
+ * from the compiled tree, so that a SIGKILL reaches the worker itself).
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
 let app: TestApp;
 let relay: RelayServer;
-
-interface Proc {
-  child: ChildProcess;
-  out: string[];
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: Record<string, string> = {}): Proc {
-  const prefix = app.config.redisPrefix;
-  const mongo = new URL(app.config.mongoUrl);
-  mongo.pathname = `/herald_test_${prefix.replace(/^herald-test-/, '')}`;
-  const built = builtEntry('worker');
-  const child = spawn(process.execPath, built.args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...built.env,
-      MONGO_URL: mongo.toString(),
-      REDIS_PREFIX: prefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      METRICS_PORT: '0',
-      HOST: '127.0.0.1',
-      WORKER_CONCURRENCY: '8',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: string[] = [];
-  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, out, exited };
-}
-
-async function started(p: Proc): Promise<void> {
-  await expect.poll(() => p.out.join(''), { timeout: 20_000, interval: 50 }).toContain('"worker started"');
-}
+let workers: WorkerProcesses;
 
 const statuses = async (ids: readonly string[]) =>
   Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
-
-const running: Proc[] = [];
 
 /** A killed worker's jobs are taken over once its locks lapse: within about LOCK + 2 x STALLED. */
 const SHORT_LOCKS = { LOCK_DURATION_MS: '3000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '2500' };
@@ -79,20 +37,14 @@ const SHORT_LOCKS = { LOCK_DURATION_MS: '3000', STALLED_INTERVAL_MS: '500', RELA
 beforeAll(async () => {
   app = await startTestApp('worker_processes');
   relay = await startRelayServer();
+  workers = new WorkerProcesses(app, { WORKER_CONCURRENCY: '8' });
 });
 
-/** Kills the workers a test left running (it failed before stopping them). */
-async function killLeftovers(): Promise<void> {
-  const left = running.splice(0).filter((p) => p.child.exitCode === null && p.child.signalCode === null);
-  for (const p of left) p.child.kill('SIGKILL');
-  await Promise.all(left.map((p) => p.exited));
-}
-
 // Workers share the file's queue: one left by a failed test would take the next test's jobs.
-afterEach(killLeftovers);
+afterEach(() => workers?.killLeftovers());
 
 afterAll(async () => {
-  await killLeftovers();
+  await workers?.killLeftovers();
   await relay?.close();
   await app?.close();
 });
@@ -132,15 +84,13 @@ describe('worker processes', () => {
     // Only `a` runs at first; it is killed while the relay is holding one of its requests, so
     // it dies with jobs in flight for certain. Then `b` starts and must finish everything. Short
     // locks: the dead worker's jobs are taken over within about 4 s instead of 25.
-    const a = startWorker(SHORT_LOCKS);
-    running.push(a);
-    await started(a);
+    const a = workers.start(SHORT_LOCKS);
+    await workerStarted(a);
     await expect.poll(() => relay.requests.length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(0);
     a.child.kill('SIGKILL');
     expect(await a.exited).toBeNull(); // killed by the signal, not exited
-    const b = startWorker(SHORT_LOCKS);
-    running.push(b);
-    await started(b);
+    const b = workers.start(SHORT_LOCKS);
+    await workerStarted(b);
 
     // Every message ends sent (the killed worker's jobs are taken over once their locks lapse).
     await expect
@@ -191,10 +141,9 @@ describe('worker processes', () => {
       Number(
         ((await app.res.redis.xpending(sentLogKey(app.config.redisPrefix), 'recorders')) as [number])[0],
       );
-    const a = startWorker({ ...claim, MONGO_URL: viaProxy.toString() });
-    running.push(a);
+    const a = workers.start({ ...claim, MONGO_URL: viaProxy.toString() });
     try {
-      await started(a);
+      await workerStarted(a);
       // Warm: its caches hold the pipe, bot and channel, so it can deliver with the database away.
       const warm = await sendPipe(app, p.token, { content: 'warm' });
       await expect.poll(async () => (await statuses([warm]))[0], { timeout: 15_000 }).toBe('sent');
@@ -216,9 +165,8 @@ describe('worker processes', () => {
       await proxy.close();
     }
     // `b` takes over what `a` read but never wrote, once it has been idle SENT_LOG_CLAIM_IDLE_MS.
-    const b = startWorker(claim);
-    running.push(b);
-    await started(b);
+    const b = workers.start(claim);
+    await workerStarted(b);
     const ids = relay.requests.map((r) => String(r.body.nonce));
     await expect
       .poll(async () => (await statuses(ids)).filter((s) => s !== 'sent').length, {
@@ -246,10 +194,9 @@ describe('worker processes', () => {
       rate_per_second: 10,
     });
     const p = await createPipe(app, w);
-    const a = startWorker();
-    const b = startWorker();
-    running.push(a, b);
-    await Promise.all([started(a), started(b)]);
+    const a = workers.start();
+    const b = workers.start();
+    await Promise.all([workerStarted(a), workerStarted(b)]);
     const ids = await Promise.all(
       Array.from({ length: 60 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
     );
@@ -270,11 +217,7 @@ describe('worker processes', () => {
     expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(5_500 - 250);
     // Both processes delivered: the limit was shared, not met by one worker alone.
     const sentBy = async (p: Proc) => {
-      const line = p.out
-        .join('')
-        .split('\n')
-        .find((l) => l.includes('"metrics listening"'));
-      const port = Number((JSON.parse(line ?? '{}') as { port?: number }).port);
+      const port = workerMetricsPort(p);
       const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
       return Number(/^herald_pipe_messages_sent_total\{sink="relay"\} (\S+)$/m.exec(text)?.[1] ?? 0);
     };
@@ -294,9 +237,8 @@ describe('worker processes', () => {
     const w = await createWorld(app, { name: 'template bot', rate_capacity: 1000, rate_per_second: 1000 });
     const tpl = await createTemplate(app, w, 'v1 {{ data.n }}');
     const p = await createPipe(app, w, { template_id: tpl });
-    const worker = startWorker();
-    running.push(worker);
-    await started(worker);
+    const worker = workers.start();
+    await workerStarted(worker);
     const content = async (msgId: string) => {
       await expect.poll(() => statuses([msgId]), { timeout: 15_000, interval: 50 }).toEqual(['sent']);
       return (await app.res.store.messages.get(msgId))?.content;
@@ -315,9 +257,8 @@ describe('worker processes', () => {
   it('directory, pipe and bot changes made through the API reach a running worker process that has them cached', async () => {
     const w = await createWorld(app, { name: 'directory bot', rate_capacity: 1000, rate_per_second: 1000 });
     const p = await createPipe(app, w);
-    const worker = startWorker();
-    running.push(worker);
-    await started(worker);
+    const worker = workers.start();
+    await workerStarted(worker);
     const outcome = async (msgId: string) => {
       await expect
         .poll(async () => (await statuses([msgId]))[0], { timeout: 15_000, interval: 50 })
@@ -361,9 +302,8 @@ describe('worker processes', () => {
       upstream_token: 'tok-drain',
     });
     const p = await createPipe(app, w);
-    const worker = startWorker({ SHUTDOWN_TIMEOUT_MS: '60000' });
-    running.push(worker);
-    await started(worker);
+    const worker = workers.start({ SHUTDOWN_TIMEOUT_MS: '60000' });
+    await workerStarted(worker);
     const ids = await Promise.all(
       Array.from({ length: 4 }, (_, i) => sendPipe(app, p.token, { content: `d${i}` })),
     );
@@ -392,9 +332,8 @@ describe('worker processes', () => {
 
     // The next worker takes them.
     relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
-    const next = startWorker();
-    running.push(next);
-    await started(next);
+    const next = workers.start();
+    await workerStarted(next);
     await expect
       .poll(() => statuses(later), { timeout: 15_000, interval: 50 })
       .toEqual(['sent', 'sent', 'sent']);
@@ -419,10 +358,9 @@ describe('worker processes', () => {
       upstream_token: 'tok-held',
     });
     const p = await createPipe(app, w);
-    const worker = startWorker({ ...timings, SHUTDOWN_TIMEOUT_MS: '100' });
-    running.push(worker);
+    const worker = workers.start({ ...timings, SHUTDOWN_TIMEOUT_MS: '100' });
     exited = worker.exited;
-    await started(worker);
+    await workerStarted(worker);
     const msgId = await sendPipe(app, p.token, { content: 'held at shutdown' });
     await expect
       .poll(() => relay.requests.some((r) => r.body.nonce === msgId), { timeout: 10_000, interval: 20 })
@@ -444,9 +382,8 @@ describe('worker processes', () => {
     expect(at('shut down cleanly')).toBeLessThan(stopping + 1_100);
     expect(log).not.toContain('shutdown timed out');
 
-    const next = startWorker(timings);
-    running.push(next);
-    await started(next);
+    const next = workers.start(timings);
+    await workerStarted(next);
     await expect.poll(() => statuses([msgId]), { timeout: 20_000, interval: 100 }).toEqual(['sent']);
     expect(
       new Set(relay.requests.filter((r) => r.body.content === 'held at shutdown').map((r) => r.body.nonce)),

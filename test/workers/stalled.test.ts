@@ -1,63 +1,32 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { MAX_STALLED_COUNT, type RunningWorkers, startWorkers } from '../../src/workers/index.js';
-import { builtEntry } from '../helpers/built-tree.js';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { WorkerProcesses } from '../helpers/worker-process.js';
 import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
 
 /**
  * A message whose worker dies every time (SIGKILL while the relay holds its request) fails with
  * reason STALLED once it has stalled more than MAX_STALLED_COUNT times, and is never delivered.
  * Short locks (LOCK_DURATION_MS, STALLED_INTERVAL_MS) let a killed worker's job be taken over in
- * about a second. Workers run as `node worker.js` from the compiled tree, so that a SIGKILL
- * reaches the worker itself.
+ * about a second. Workers run as `node worker.js` from the compiled tree
+ * (helpers/worker-process.ts), so that a SIGKILL reaches the worker itself.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const TIMINGS = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '1500' };
 
 let app: TestApp;
 let relay: RelayServer;
 let inProcess: RunningWorkers | undefined;
-const children: ChildProcess[] = [];
-
-function spawnWorker(): { child: ChildProcess; out: string[]; exited: Promise<NodeJS.Signals | null> } {
-  const mongo = new URL(app.config.mongoUrl);
-  mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
-  const built = builtEntry('worker');
-  const child = spawn(process.execPath, built.args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...built.env,
-      ...TIMINGS,
-      MONGO_URL: mongo.toString(),
-      REDIS_PREFIX: app.config.redisPrefix,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      METRICS_PORT: '0',
-      HOST: '127.0.0.1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const out: string[] = [];
-  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on('exit', (_code, signal) => resolve(signal)),
-  );
-  return { child, out, exited };
-}
+let workers: WorkerProcesses;
 
 beforeAll(async () => {
   app = await startTestApp('worker_stalled', { ...TIMINGS, METRICS_PORT: '0', HOST: '127.0.0.1' });
   relay = await startRelayServer();
+  workers = new WorkerProcesses(app, TIMINGS);
 });
 
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await workers?.killLeftovers();
   await inProcess?.close(2_000);
   await relay?.close();
   await app?.close();
@@ -81,16 +50,17 @@ describe('a message whose worker keeps dying', () => {
     // One worker at a time takes the job (after the previous one's lock lapsed), posts it, and
     // is killed while the relay holds the request.
     for (let run = 1; run <= runs; run++) {
-      const worker = spawnWorker();
+      const worker = workers.start();
       await expect
         .poll(() => relay.requests.length, {
           timeout: 20_000,
           interval: 10,
-          message: `run ${run}: ${worker.out.join('')}`,
+          message: `run ${run}: ${worker.out.join('')} ${worker.err.join('')}`,
         })
         .toBe(run);
       worker.child.kill('SIGKILL');
-      expect(await worker.exited).toBe('SIGKILL');
+      await worker.exited;
+      expect(worker.child.signalCode).toBe('SIGKILL');
     }
     expect(await app.res.pipeRuntime.queue.getJob(msgId).then((j) => j?.getState())).toBe('active');
 

@@ -37,6 +37,29 @@ export const COUNTS_EXPIRY_EVERY_MS = 5_000;
 const expirySent = new Map<string, number>();
 
 /**
+ * The hash a count at `at` (ms) goes to, and the expiry to send with it: the minute's, when this
+ * process has not sent it in the last COUNTS_EXPIRY_EVERY_MS (else null). Call it once per count
+ * sent (or per batch of counts of one minute): it notes the expiry as sent.
+ */
+export function countTarget(
+  prefix: string,
+  at: number,
+  now: number = Date.now(),
+): { key: string; expireAt: number | null } {
+  const minute = minuteOf(at);
+  const key = deliveryCountsKey(prefix, minute);
+  const sent = expirySent.get(key);
+  if (sent !== undefined && now - sent < COUNTS_EXPIRY_EVERY_MS && now >= sent)
+    return { key, expireAt: null };
+  if (sent === undefined) {
+    // Keys of minutes past every window are not counted in again: forget them.
+    for (const [k, t] of expirySent) if (now - t > COUNTS_KEEP_MS) expirySent.delete(k);
+  }
+  expirySent.set(key, now);
+  return { key, expireAt: minute + COUNTS_KEEP_MS };
+}
+
+/**
  * Adds one `outcome` at `at` (ms) to `m` (a MULTI or pipeline the caller sends with commands of
  * its own), so that the count costs no round trip of its own; with the hash's expiry when this
  * process has not sent it in the last COUNTS_EXPIRY_EVERY_MS.
@@ -48,17 +71,9 @@ export function countIn(
   at: number,
   now: number = Date.now(),
 ): ChainableCommander {
-  const minute = minuteOf(at);
-  const key = deliveryCountsKey(prefix, minute);
+  const { key, expireAt } = countTarget(prefix, at, now);
   m.hincrby(key, outcome, 1);
-  const sent = expirySent.get(key);
-  if (sent !== undefined && now - sent < COUNTS_EXPIRY_EVERY_MS && now >= sent) return m;
-  if (sent === undefined) {
-    // Keys of minutes past every window are not counted in again: forget them.
-    for (const [k, t] of expirySent) if (now - t > COUNTS_KEEP_MS) expirySent.delete(k);
-  }
-  expirySent.set(key, now);
-  return m.pexpireat(key, minute + COUNTS_KEEP_MS);
+  return expireAt === null ? m : m.pexpireat(key, expireAt);
 }
 
 /** Counts one `outcome` at `at` on its own (where nothing else is sent to Redis then). */

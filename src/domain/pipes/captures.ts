@@ -10,10 +10,10 @@ import type { Deps } from '../deps.js';
  * headers) so that a template author can write against what the sender really sends
  * (docs/pipes.md, "Captured payloads").
  *
- * In Redis, per pipe: a list of capture ids, newest first, and one hash per capture (`meta`:
- * JSON metadata; `body`: the body's bytes, empty when over CAPTURE_MAX_BYTES), each with its
- * own expiry, so no capture outlives CAPTURE_TTL_S. Keeping them is one Lua call per pipe and
- * event-loop turn (CaptureBatch): it writes the hashes, pushes the ids and drops what falls past
+ * In Redis, per pipe: a list of capture ids, newest first, and one string per capture (the JSON
+ * metadata, a newline, the body's bytes, empty when over CAPTURE_MAX_BYTES), each with its own
+ * expiry, so no capture outlives CAPTURE_TTL_S. Keeping them is one Lua call per pipe and
+ * event-loop turn (CaptureBatch): it writes the captures, pushes the ids and drops what falls past
  * CAPTURE_MAX_ITEMS, so two web processes capturing at once cannot leave a pipe over its count.
  *
  * A capture's id is the message's msg_id: the capture names the delivery it became.
@@ -89,7 +89,7 @@ export function captureHeaders(headers: RequestHeaders): Record<string, string> 
   return kept;
 }
 
-/** A capture's stored metadata (the hash's `meta` field). */
+/** A capture's stored metadata (the JSON before the first newline of its string). */
 interface StoredMeta {
   /** Acceptance time, ms since the epoch. */
   readonly at: number;

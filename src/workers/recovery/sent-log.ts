@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../../config/defaults.js';
-import { countIn, countOutcome } from '../../domain/deliveries/recent-counts.js';
+import { countOutcome, countTarget, minuteOf } from '../../domain/deliveries/recent-counts.js';
 import {
   type DeliveryIds,
   markSentMany,
@@ -44,6 +45,23 @@ export const SENT_LOG_RETRY_MS = 1_000;
 export const SENT_LOG_CLOSE_DRAIN_MS = 1_000;
 
 const GROUP = 'recorders';
+
+/** Most appends one script call writes; more go in the next call of the same turn. */
+export const SENT_LOG_APPEND_BATCH = 500;
+const APPEND_LUA = readFileSync(new URL('./sent-log-append.lua', import.meta.url), 'utf8');
+const APPEND_COMMAND = 'heraldSentLogAppend';
+type AppendCommand = (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number>;
+
+/** An append waiting for its turn's script call (SentLog.append). */
+interface PendingAppend {
+  readonly answerKey: string | null;
+  readonly answer: string;
+  readonly entry: string;
+  /** When it was sent, to count it in its minute; null: not counted (a folded message). */
+  readonly countAt: number | null;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
 
 /**
  * How long a relay's answer is kept when its job never completes, in ms (7 days, as long as the
@@ -111,6 +129,9 @@ export class SentLog {
   private lastClaim = 0;
   /** The blocking connection's client id (CLIENT ID), so that close() can end its wait. */
   private blockingId: number | undefined;
+  /** Appends waiting for the end of the event-loop turn (off a cluster), and their write. */
+  private appends: PendingAppend[] = [];
+  private appending: Promise<void> | undefined;
 
   /**
    * `redis` is the command client (appends, confirmations); `blocking` a connection of the
@@ -123,6 +144,8 @@ export class SentLog {
     timings: Partial<SentLogTimings> = {},
   ) {
     this.key = sentLogKey(deps.config.redisPrefix);
+    const client = redis as Redis & Partial<Record<typeof APPEND_COMMAND, AppendCommand>>;
+    if (!client[APPEND_COMMAND]) redis.defineCommand(APPEND_COMMAND, { lua: APPEND_LUA });
     const claimIdleMs = timings.claimIdleMs ?? DEFAULT_TIMINGS.claimIdleMs;
     this.timings = {
       ...DEFAULT_TIMINGS,
@@ -133,43 +156,89 @@ export class SentLog {
 
   /**
    * Records that a message was sent; resolves once Redis holds the outcome, with the message as
-   * sent, and the minute's sent count (recent-counts.ts), in one MULTI. `relayed`: a relay took
-   * it, so the outcome is also kept under the message's own key (relayAnswerKey), in the same
-   * MULTI (one round trip): the job's next run, should this process die before the job is
-   * completed, finds it there (answerOfEarlierRun) instead of posting the message again.
+   * sent, and the minute's sent count (recent-counts.ts). `relayed`: a relay took it, so the
+   * outcome is also kept under the message's own key (relayAnswerKey), written before the
+   * entry: the job's next run, should this process die before the job is completed, finds it
+   * there (answerOfEarlierRun) instead of posting the message again. Off a cluster the appends
+   * of one event-loop turn go in one script call (sent-log-append.lua: atomic, as the MULTI per
+   * message before it was, and the turn's counts in one HINCRBY per minute).
    */
   async append(ids: DeliveryIds, outcome: SentOutcome, options: AppendOptions = {}): Promise<void> {
     const entry = JSON.stringify({ ids, outcome, rendered: options.rendered ?? null } satisfies Entry);
     const { config } = this.deps;
     const prefix = config.redisPrefix;
     const answerKey = relayAnswerKey(prefix, ids.msg_id, botSlotTag(config, ids.bot_id));
+    // A folded message went out inside another (its carrier), which is counted itself.
+    const counted = outcome.folded_into === undefined;
+    if (!isCluster(this.redis)) {
+      return new Promise<void>((resolve, reject) => {
+        this.appends.push({
+          answerKey: options.relayed ? answerKey : null,
+          answer: options.relayed ? JSON.stringify(outcome) : '',
+          entry,
+          countAt: counted ? outcome.sent_at : null,
+          resolve,
+          reject,
+        });
+        this.appending ??= new Promise<void>((turn) => setImmediate(turn)).then(() => this.writeAppends());
+      });
+    }
     try {
-      if (isCluster(this.redis)) {
-        // A cluster's MULTI holds one slot: the answer, the entry and the count go one by one, in
-        // that order (an answer without its entry is what a re-run looks for, and appends again).
-        if (options.relayed)
-          await this.redis.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
-        await this.redis.xadd(this.key, '*', 'r', entry);
-        // The entry holds the outcome: a count that fails now is lost, not worth a re-run.
-        if (outcome.folded_into === undefined) {
-          await countOutcome(this.redis, prefix, 'sent', outcome.sent_at).catch(() => undefined);
-        }
-        return;
-      }
-      const m = this.redis.multi();
-      if (options.relayed) {
-        m.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
-      }
-      m.xadd(this.key, '*', 'r', entry);
-      // A folded message went out inside another (its carrier), which is counted itself.
-      const replies = await (outcome.folded_into === undefined
-        ? countIn(m, prefix, 'sent', outcome.sent_at)
-        : m
-      ).exec();
-      const failed = replies?.find(([err]) => err !== null)?.[0];
-      if (failed) throw failed;
+      // A cluster's MULTI or script holds one slot: the answer, the entry and the count go one by
+      // one, in that order (an answer without its entry is what a re-run looks for, and appends
+      // again).
+      if (options.relayed)
+        await this.redis.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
+      await this.redis.xadd(this.key, '*', 'r', entry);
+      // The entry holds the outcome: a count that fails now is lost, not worth a re-run.
+      if (counted) await countOutcome(this.redis, prefix, 'sent', outcome.sent_at).catch(() => undefined);
     } catch (err) {
       throw asRedisDependencyError(err);
+    }
+  }
+
+  /** Writes the appends waiting for it, SENT_LOG_APPEND_BATCH per script call. */
+  private async writeAppends(): Promise<void> {
+    const client = this.redis as unknown as Record<typeof APPEND_COMMAND, AppendCommand>;
+    try {
+      while (this.appends.length > 0) {
+        const batch = this.appends.splice(0, SENT_LOG_APPEND_BATCH);
+        const now = Date.now();
+        // The turn's sent counts, per minute hash (nearly always one).
+        const perMinute = new Map<number, number>();
+        for (const a of batch) {
+          if (a.countAt === null) continue;
+          const minute = minuteOf(a.countAt);
+          perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+        }
+        const counts = [...perMinute].map(([minute, n]) => ({
+          ...countTarget(this.deps.config.redisPrefix, minute, now),
+          n,
+        }));
+        const keys = [this.key, ...counts.map((c) => c.key)];
+        const records: Array<string | number> = [];
+        for (const a of batch) {
+          if (a.answerKey !== null) keys.push(a.answerKey);
+          records.push(a.answerKey === null ? 0 : keys.length, a.answer, a.entry);
+        }
+        try {
+          await client[APPEND_COMMAND](
+            keys.length,
+            ...keys,
+            counts.length,
+            batch.length,
+            RELAY_ANSWER_KEEP_MS,
+            ...records,
+            ...counts.flatMap((c) => [c.n, c.expireAt ?? 0]),
+          );
+          for (const a of batch) a.resolve();
+        } catch (err) {
+          const error = asRedisDependencyError(err);
+          for (const a of batch) a.reject(error);
+        }
+      }
+    } finally {
+      this.appending = undefined;
     }
   }
 

@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minuteOf } from '../../../src/domain/deliveries/recent-counts.js';
 import type { DeliveryIds, SentOutcome } from '../../../src/domain/deliveries/records.js';
-import { sentLogKey } from '../../../src/redis/keys.js';
+import { DependencyError } from '../../../src/errors/index.js';
+import { deliveryCountsKey, relayAnswerKey, sentLogKey } from '../../../src/redis/keys.js';
 import { SentLog } from '../../../src/workers/recovery/sent-log.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
@@ -72,6 +74,57 @@ afterAll(async () => {
 });
 
 describe('sent log', () => {
+  it('the appends of one turn: every entry in order, each relay answer kept, one count per message not folded', async () => {
+    const log = sentLog(app); // not started: the entries stay in the stream
+    const before = await streamLength();
+    // Sent now: a minute's count hash expires COUNTS_KEEP_MS after the minute.
+    const now = Date.now();
+    const [a, b, c] = [message(), message(), message()].map((m) => ({
+      ...m,
+      outcome: { ...m.outcome, sent_at: now },
+    })) as [ReturnType<typeof message>, ReturnType<typeof message>, ReturnType<typeof message>];
+    const folded = { ...c.outcome, folded_into: a.ids.msg_id };
+    const countKey = deliveryCountsKey(app.config.redisPrefix, minuteOf(now));
+    const counted = Number((await app.res.redis.hget(countKey, 'sent')) ?? 0);
+    await Promise.all([
+      log.append(a.ids, a.outcome, { relayed: true }),
+      log.append(b.ids, b.outcome),
+      log.append(c.ids, folded, { relayed: true }),
+    ]);
+    expect(await streamLength()).toBe(before + 3);
+    const entries = await app.res.redis.xrevrange(key(), '+', '-', 'COUNT', 3);
+    const msgIds = entries.reverse().map(([, fields]) => JSON.parse(fields[1] as string).ids.msg_id);
+    expect(msgIds).toEqual([a.ids.msg_id, b.ids.msg_id, c.ids.msg_id]);
+    const answer = (id: string) => relayAnswerKey(app.config.redisPrefix, id);
+    expect(JSON.parse((await app.res.redis.get(answer(a.ids.msg_id))) ?? 'null')).toEqual(a.outcome);
+    expect(await app.res.redis.exists(answer(b.ids.msg_id))).toBe(0);
+    expect(await app.res.redis.pttl(answer(c.ids.msg_id))).toBeGreaterThan(6 * 24 * 3_600_000);
+    // a and b counted (the folded c went out inside a, which is counted itself).
+    expect(Number(await app.res.redis.hget(countKey, 'sent'))).toBe(counted + 2);
+    expect(await app.res.redis.pttl(countKey)).toBeGreaterThan(0);
+  });
+
+  it('a turn whose write fails fails every append of it, as a dependency error', async () => {
+    const down = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    down.on('error', () => {});
+    open.push({ close: async () => void down.disconnect() });
+    const log = new SentLog(app.res, down, connection());
+    const [a, b] = [message(), message()];
+    const results = await Promise.allSettled([
+      log.append(a.ids, a.outcome, { relayed: true }),
+      log.append(b.ids, b.outcome),
+    ]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(DependencyError);
+    }
+  });
+
   it('writes the records behind the jobs and empties the stream', async () => {
     const log = sentLog(app);
     await log.start();
