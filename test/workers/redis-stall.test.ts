@@ -4,8 +4,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { overBucket } from '../helpers/rate.js';
 import { startRelayProcess } from '../helpers/relay-process.js';
-import { freePort, type Proc, startEntry, waitForOutput } from '../helpers/spawn.js';
-import { startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
+import { freePort } from '../helpers/spawn.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { WorkerProcesses, workerStarted } from '../helpers/worker-process.js';
 import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
 
 /**
@@ -18,7 +19,7 @@ import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
 let redis: ChildProcess;
 let redisUrl: string;
 let app: TestApp;
-const workers: Proc[] = [];
+let workers: WorkerProcesses;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -35,11 +36,11 @@ beforeAll(async () => {
   await probe.ping();
   probe.disconnect();
   app = await startTestApp('redis_stall', {}, { override: { REDIS_URL: redisUrl } });
+  workers = new WorkerProcesses(app, { REDIS_URL: redisUrl, WORKER_CONCURRENCY: '8' });
 });
 
 afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
+  await workers?.killLeftovers();
   await app?.close();
   redis?.kill('SIGKILL');
 });
@@ -54,22 +55,8 @@ it('a backlog whose turns pass while Redis is stopped still reaches the relay wi
       rate_per_second: 10,
     });
     const p = await createPipe(app, w);
-    const mongo = new URL(app.config.mongoUrl);
-    mongo.pathname = `/herald_test_${app.config.redisPrefix.replace(/^herald-test-/, '')}`;
-    for (let i = 0; i < 2; i++) {
-      workers.push(
-        startEntry('worker', {
-          MONGO_URL: mongo.toString(),
-          REDIS_URL: redisUrl,
-          REDIS_PREFIX: app.config.redisPrefix,
-          ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-          METRICS_PORT: '0',
-          HOST: '127.0.0.1',
-          WORKER_CONCURRENCY: '8',
-        }),
-      );
-    }
-    await Promise.all(workers.map((x) => waitForOutput(x, '"worker started"', 20_000)));
+    const started = [workers.start(), workers.start()];
+    await Promise.all(started.map((x) => workerStarted(x)));
     const ids = await Promise.all(
       Array.from({ length: 40 }, (_, i) => sendPipe(app, p.token, { content: `m${i}` })),
     );
