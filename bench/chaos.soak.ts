@@ -13,9 +13,12 @@
  *
  * Environment: CHAOS_MESSAGES (5000), CHAOS_RATE (messages per second, 150), CHAOS_BOTS (50), CHAOS_KILLS (3), CHAOS_FAILOVER (1 on a
  * cluster or behind Sentinel, else 0), CHAOS_BOT_CAPACITY (10), CHAOS_BOT_RATE (per second, 20),
- * CHAOS_DRAIN_TIMEOUT_MS (180000).
+ * CHAOS_DRAIN_TIMEOUT_MS (180000), CHAOS_FAILOVER_KIND (cluster: `manual`, the default, a CLUSTER
+ * FAILOVER on a replica; or `kill`, a master SIGKILLed outright, its replica promoted once the
+ * cluster's node timeout passes, and the dead node started again at the end, as a replica).
  */
 
+import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { overBucket } from '../test/helpers/rate.js';
@@ -35,6 +38,13 @@ const RATE = bounded('CHAOS_RATE', 150, 1, 100_000);
 const BOTS = bounded('CHAOS_BOTS', 50, 1, 10_000);
 const KILLS = bounded('CHAOS_KILLS', 3, 0, 100);
 const FAILOVERS = bounded('CHAOS_FAILOVER', MODE === 'standalone' ? 0 : 1, 0, 1);
+const FAILOVER_KIND = process.env.CHAOS_FAILOVER_KIND ?? 'manual';
+if (FAILOVER_KIND !== 'manual' && FAILOVER_KIND !== 'kill')
+  throw new Error('CHAOS_FAILOVER_KIND must be manual or kill');
+if (FAILOVER_KIND === 'kill' && MODE !== 'cluster')
+  throw new Error('CHAOS_FAILOVER_KIND=kill is for REDIS_MODE=cluster');
+/** The port of a cluster master the run killed, started again at its end. */
+let killedMaster: number | null = null;
 const CAPACITY = bounded('CHAOS_BOT_CAPACITY', 10, 1, 1_000_000);
 const PER_SECOND = bounded('CHAOS_BOT_RATE', 20, 1, 1_000_000);
 const DRAIN_TIMEOUT_MS = bounded('CHAOS_DRAIN_TIMEOUT_MS', 180_000, 1000, 3_600_000);
@@ -74,6 +84,24 @@ async function failOver(): Promise<string> {
       .trim()
       .split('\n')
       .map((l) => l.split(' '));
+    if (FAILOVER_KIND === 'kill') {
+      // A master that is not the first seed, so that clients starting later still find the cluster.
+      const master = nodes.find(
+        (n) => (n[2] ?? '').includes('master') && !(n[1] ?? '').startsWith(`${seed.hostname}:${seed.port}@`),
+      );
+      if (master === undefined) throw new Error('the cluster has no master past the first seed');
+      const port = Number((master[1] as string).split(':')[1]?.split('@')[0]);
+      const node = new Redis({ host: seed.hostname, port, lazyConnect: true });
+      try {
+        await node.connect();
+        const pid = Number(/process_id:(\d+)/.exec(String(await node.call('INFO', 'server')))?.[1]);
+        killedMaster = port;
+        process.kill(pid, 'SIGKILL');
+        return `SIGKILL cluster master ${master[1]} (pid ${pid})`;
+      } finally {
+        node.disconnect();
+      }
+    }
     const replica = nodes.find((n) => (n[2] ?? '').includes('slave'));
     if (replica === undefined) throw new Error('the cluster has no replica to fail over to');
     const [host, rest] = (replica[1] as string).split(':') as [string, string];
@@ -307,4 +335,15 @@ try {
   await Promise.all([...workers, ...webs].map((p) => p.stop()));
   await app.close();
   await relay.stop();
+  if (killedMaster !== null) restartNode(killedMaster);
+}
+
+/** Starts the killed cluster node again (scripts/dev-services.sh does): it rejoins as a replica. */
+function restartNode(port: number): void {
+  const started = spawnSync('bash', ['scripts/dev-services.sh', 'cluster'], { encoding: 'utf8' });
+  console.log(
+    started.status === 0
+      ? `started the killed master's node on port ${port} again (it rejoins as a replica)`
+      : `could not start the killed node on port ${port} again: ${started.stderr}`,
+  );
 }

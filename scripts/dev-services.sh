@@ -116,17 +116,38 @@ start_redis_node() {
     --pidfile "$REDIS_TMP/$port/redis.pid" "$@" >/dev/null 9>&-
 }
 
+# A cluster node on $1; its nodes.conf (in its data dir) keeps its id and peers across restarts.
+start_cluster_node() {
+  start_redis_node "$1" --cluster-enabled yes --cluster-config-file nodes.conf \
+    --cluster-node-timeout 2000 --repl-diskless-sync-delay 0
+}
+
 ensure_cluster() {
   # Three masters, each with one replica (a shard can fail over: CLUSTER FAILOVER on its replica).
   local ports=() port
   for i in 0 1 2 3 4 5; do ports+=($((CLUSTER_PORT + i))); done
   local up=1
   for port in "${ports[@]}"; do port_open "$REDIS_HOST" "$port" || up=0; done
-  if [ "$up" = 1 ] &&
-    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok' &&
-    redis-cli -p "${ports[0]}" cluster info 2>/dev/null | grep -q 'cluster_known_nodes:6'; then
-    log "Redis Cluster already answers at $REDIS_HOST:${ports[0]}-${ports[5]}"
-    return
+  local live=""
+  for port in "${ports[@]}"; do port_open "$REDIS_HOST" "$port" && live=$port && break; done
+  if [ -n "$live" ] &&
+    redis-cli -p "$live" cluster info 2>/dev/null | grep -q 'cluster_state:ok' &&
+    redis-cli -p "$live" cluster info 2>/dev/null | grep -q 'cluster_known_nodes:6'; then
+    if [ "$up" = 1 ]; then
+      log "Redis Cluster already answers at $REDIS_HOST:${ports[0]}-${ports[5]}"
+      return
+    fi
+    # A node died (a chaos run killed a master) and the rest carry on: started again on its own
+    # nodes.conf, it rejoins, as a replica of whichever node took its slots.
+    local back=1
+    for port in "${ports[@]}"; do
+      port_open "$REDIS_HOST" "$port" && continue
+      [ -f "$REDIS_TMP/$port/nodes.conf" ] || { back=0; break; }
+      start_cluster_node "$port"
+      wait_port "$REDIS_HOST" "$port" "Redis Cluster node"
+      log "restarted Redis Cluster node $REDIS_HOST:$port (it rejoins as a replica)"
+    done
+    [ "$back" = 1 ] && return
   fi
   # Anything else (a node down, an older 3-node cluster, one that never formed): start afresh.
   for port in "${ports[@]}"; do
@@ -135,8 +156,7 @@ ensure_cluster() {
       for _ in $(seq 1 50); do port_open "$REDIS_HOST" "$port" || break; sleep 0.1; done
     fi
     rm -rf "${REDIS_TMP:?}/$port"
-    start_redis_node "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-      --cluster-node-timeout 2000 --repl-diskless-sync-delay 0
+    start_cluster_node "$port"
   done
   for port in "${ports[@]}"; do wait_port "$REDIS_HOST" "$port" "Redis Cluster node"; done
   # The first three become the masters, the last three their replicas.
