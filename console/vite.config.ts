@@ -1,17 +1,19 @@
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
+import { buildStamp } from './build-stamp.ts';
 import { precompressAssets } from './precompress.ts';
 
 /**
  * The operator console, built into dist/console and served by the web process at /console/.
  * Asset names carry a content hash so the server can cache them for a year; index.html is not
  * cached. No inline script or style is emitted, so the strict CSP holds. Each asset also gets a
- * .br and a .gz beside it, which the server sends to browsers that accept them.
+ * .br and a .gz beside it, which the server sends to browsers that accept them; .sources-hash
+ * names the sources the build came from (build-stamp.ts).
  */
 export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
-  plugins: [preact({ prerender: { enabled: false } }), precompressAssets()],
+  plugins: [preact({ prerender: { enabled: false } }), precompressAssets(), buildStamp()],
   build: {
     outDir: '../dist/console',
     emptyOutDir: true,
