@@ -9,6 +9,7 @@ const unit = [
   'test/api/console/headers.test.ts',
   'test/api/console/throttle-address.test.ts',
   'test/api/lang.test.ts',
+  'test/api/validation.test.ts',
   'test/api/pipe-request.test.ts',
   'test/api/wire-body.test.ts',
   'test/config/**/*.test.ts',

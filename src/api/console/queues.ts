@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { KoaAdapter } from '@bull-board/koa';
 import type { Queue } from 'bullmq';
 import type { Middleware } from 'koa';
 import type { Deps } from '../../domain/deps.js';
@@ -28,14 +25,7 @@ export const boardPolicy = (html: string): string =>
  * bull-board's own read-only refusal.
  */
 export function queueBrowser(deps: Deps, queues: readonly Queue[]): Middleware<HeraldState> {
-  const adapter = new KoaAdapter();
-  adapter.setBasePath(QUEUES_PATH);
-  createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
-    serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: 'Herald queues' } },
-  });
-  const board = adapter.registerPlugin() as unknown as Middleware<HeraldState>;
+  let loading: Promise<Middleware<HeraldState>> | undefined;
   const authenticate = adminAuthenticator(deps);
   let page: { html: string; csp: string } | undefined;
   return async (ctx) => {
@@ -55,6 +45,11 @@ export function queueBrowser(deps: Deps, queues: readonly Queue[]): Middleware<H
     // Not `next`: bull-board's own error handler wraps what it calls, and would turn our 404
     // into its 500.
     let unmatched = false;
+    loading ??= boardOf(queues).catch((err: unknown) => {
+      loading = undefined;
+      throw err;
+    });
+    const board = await loading;
     await board(ctx, async () => {
       unmatched = true;
     });
@@ -65,4 +60,24 @@ export function queueBrowser(deps: Deps, queues: readonly Queue[]): Middleware<H
       ctx.set('Content-Security-Policy', page.csp);
     }
   };
+}
+
+/**
+ * bull-board, loaded on the page's first request rather than with the web process: its modules
+ * were about a tenth of a web process's start, and most processes never serve the page.
+ */
+async function boardOf(queues: readonly Queue[]): Promise<Middleware<HeraldState>> {
+  const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/koa'),
+  ]);
+  const adapter = new KoaAdapter();
+  adapter.setBasePath(QUEUES_PATH);
+  createBullBoard({
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: 'Herald queues' } },
+  });
+  return adapter.registerPlugin() as unknown as Middleware<HeraldState>;
 }

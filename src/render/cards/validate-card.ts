@@ -8,7 +8,8 @@ import { HEADER_TEXT_MAX, MAX_CARDS, MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_B
 import type { CardMessage } from './types.js';
 
 /**
- * Compiled once at module load: validation is on the hot path of every card render.
+ * Compiled once per process (on first use, below): validation is on the hot path of every card
+ * render.
  * - `allErrors: false` stops at the first problem, which is the one we report;
  * - `verbose` puts the failing schema and data on the error so messages can be specific;
  * - `strictRequired` is off because the discriminator needs `type` required next to `oneOf`,
@@ -42,14 +43,31 @@ function compileCardSchema(unicode: boolean) {
   return ajv.compile(CARD_MESSAGE_SCHEMA);
 }
 
+/** `make()`'s result, made on the first call. */
+function onFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => {
+    if (made === undefined) made = make();
+    return made;
+  };
+}
+
+/*
+ * Both are compiled on first use, not at module load: a process that never checks a card (a
+ * worker's main thread, whose renders run in threads) pays nothing, and most never meet a card
+ * that fails the quick pass.
+ */
 /** The exact rules: lengths in code points. Decides, and explains, whenever the quick pass fails. */
-const validateSchema = compileCardSchema(true);
+const exactSchema = onFirstUse(() => compileCardSchema(true));
+const validateSchema = (value: unknown): boolean => exactSchema()(value);
+const exactErrors = (): ErrorObject[] => (exactSchema().errors ?? []) as ErrorObject[];
 /**
  * The quick pass, lengths in UTF-16 units. A string has at least as many units as code points,
  * so passing every maxLength here means passing it exactly; the only minLength is 1, where
  * both counts agree. A card that passes here is valid; one that fails is judged again exactly.
  */
-const validateQuick = compileCardSchema(false);
+const quickSchema = onFirstUse(() => compileCardSchema(false));
+const validateQuick = (value: unknown): boolean => quickSchema()(value);
 
 /**
  * Checks a parsed card message against every card rule and returns it typed, unchanged (bare
@@ -59,7 +77,7 @@ const validateQuick = compileCardSchema(false);
  */
 export function validateCard(value: unknown, now: number = Date.now()): CardMessage {
   if (!validateQuick(value) && !validateSchema(value)) {
-    const first = (validateSchema.errors as ErrorObject[])[0] as ErrorObject;
+    const first = exactErrors()[0] as ErrorObject;
     const { at, rule } = describeError(first);
     throw new CardInvalidError(at, rule);
   }
@@ -87,7 +105,7 @@ function shortTexts(value: unknown, key: string | null): unknown {
 /** The first schema error of `value`, or null. */
 function schemaError(value: unknown): CardInvalidError | null {
   if (validateQuick(value) || validateSchema(value)) return null;
-  const { at, rule } = describeError((validateSchema.errors as ErrorObject[])[0] as ErrorObject);
+  const { at, rule } = describeError(exactErrors()[0] as ErrorObject);
   return new CardInvalidError(at, rule);
 }
 
