@@ -117,20 +117,43 @@ export function useStack(
   ready: (stack: Stack, browser: Browser) => void | Promise<void>,
   env: Record<string, string> = {},
 ): void {
-  let started: [Stack, Browser] | undefined;
+  let stack: Stack | undefined;
   beforeAll(async () => {
-    const [stack, browser] = await Promise.all([startStack(name, env), launchBrowser()]);
-    started = [stack, browser];
-    await ready(stack, browser);
+    const [started, browser] = await Promise.all([startStack(name, env), sharedBrowser()]);
+    stack = started;
+    await ready(started, browser);
   });
   afterAll(async () => {
-    await started?.[1].close();
-    await started?.[0].stop();
+    await stack?.stop();
   });
 }
 
+let browserOfProcess: Promise<Browser> | undefined;
+
+/**
+ * One chromium for every journey file this test process runs (they share a process: vitest's
+ * `isolate: false`), each file's pages in contexts of their own (fresh cookies and storage).
+ * Launched with a fresh temporary profile; it ends with the process (Playwright talks to it over
+ * a pipe, which closes then).
+ */
+export function sharedBrowser(): Promise<Browser> {
+  if (browserOfProcess === undefined) browserOfProcess = launchBrowser();
+  // A browser that crashed or failed to start is launched again for the next file.
+  return browserOfProcess.then(
+    (browser) => {
+      if (browser.isConnected()) return browser;
+      browserOfProcess = undefined;
+      return sharedBrowser();
+    },
+    (err: unknown) => {
+      browserOfProcess = undefined;
+      throw err;
+    },
+  );
+}
+
+/** A browser of its own, with a fresh temporary profile (the caller closes it). */
 export async function launchBrowser(): Promise<Browser> {
-  // launch() gives each browser a fresh temporary profile.
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
