@@ -42,7 +42,7 @@ describe('json_escape', () => {
     for (const [s, want] of cases) expect(render('{{ data.s|json_escape }}', { s })).toBe(want);
   });
 
-  it('escapes long strings (the buffered table scan) exactly as the encoder does', () => {
+  it('escapes short and long strings (regex and buffered table scans) exactly as the encoder does', () => {
     // JSON.stringify plus PHP's escape of U+2028/U+2029: the path short strings take
     const encoder = (s: string): string =>
       JSON.stringify(s)
@@ -84,6 +84,8 @@ describe('json_escape', () => {
     };
     const inputs: string[] = [
       `${'x'.repeat(299)}😀`, // a pair at the very end
+      'x😀', // the same, short
+      'x\ud83d', // a lone high surrogate at the end, short
       `${'x'.repeat(255)}\ud83d`, // a lone high surrogate at the end
       `${'x'.repeat(300)}\udc00 ${'y'.repeat(10)}`, // a lone low surrogate
       `${'x'.repeat(263)}😀${'y'.repeat(300)}`, // a pair across a block of eight
@@ -95,7 +97,7 @@ describe('json_escape', () => {
     for (let t = 0; t < 400; t++) {
       const from = t % 4 === 0 ? alphabet : paired;
       let s = '';
-      const len = 256 + next(600);
+      const len = t % 2 === 0 ? next(256) : 256 + next(600);
       for (let i = 0; i < len; i++) s += next(3) === 0 ? from[next(from.length)] : 'b';
       inputs.push(s);
     }
