@@ -62,6 +62,8 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 
 let bytes: Buffer | undefined;
 let units: Uint16Array | undefined;
+/** The same memory two units at a time: half the loads where nothing needs an escape. */
+let pairs: Int32Array | undefined;
 
 /**
  * The escaped body of `s`, or undefined when `s` holds a lone surrogate (JSON.stringify's `\udxxx`
@@ -70,13 +72,15 @@ let units: Uint16Array | undefined;
 export function jsonBodyUnicode(s: string): string | undefined {
   const n = s.length;
   if (n > MAX_UNITS || !LITTLE_ENDIAN) return undefined;
-  if (units === undefined || bytes === undefined || units.length < n) {
+  if (units === undefined || bytes === undefined || pairs === undefined || units.length < n) {
     const size = Math.min(MAX_UNITS, Math.max(4096, 2 ** Math.ceil(Math.log2(n))));
     bytes = Buffer.allocUnsafeSlow(size * 2);
     units = new Uint16Array(bytes.buffer, bytes.byteOffset, size);
+    pairs = new Int32Array(bytes.buffer, bytes.byteOffset, size >> 1);
   }
   bytes.write(s, 0, 'utf16le');
   const u = units;
+  const w = pairs;
   const t = SPECIAL;
   const blocksEnd = n & ~7;
   let out = '';
@@ -85,20 +89,26 @@ export function jsonBodyUnicode(s: string): string | undefined {
   while (i < n) {
     // at a block boundary, skip whole blocks of eight with nothing to escape
     if ((i & 7) === 0) {
-      while (
-        i < blocksEnd &&
-        (t[u[i]!]! |
-          t[u[i + 1]!]! |
-          t[u[i + 2]!]! |
-          t[u[i + 3]!]! |
-          t[u[i + 4]!]! |
-          t[u[i + 5]!]! |
-          t[u[i + 6]!]! |
-          t[u[i + 7]!]!) ===
-          0
-      ) {
-        i += 8;
+      let k = i >> 1;
+      const kEnd = blocksEnd >> 1;
+      while (k < kEnd) {
+        const a = w[k]!;
+        const b = w[k + 1]!;
+        const c = w[k + 2]!;
+        const d = w[k + 3]!;
+        const flags =
+          t[a & 0xffff]! |
+          t[a >>> 16]! |
+          t[b & 0xffff]! |
+          t[b >>> 16]! |
+          t[c & 0xffff]! |
+          t[c >>> 16]! |
+          t[d & 0xffff]! |
+          t[d >>> 16]!;
+        if (flags !== 0) break;
+        k += 4;
       }
+      i = k << 1;
       if (i >= n) break;
     }
     const c = u[i]!;
