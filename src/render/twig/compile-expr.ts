@@ -4,7 +4,7 @@ import { CompileFault } from './compile-fault.js';
 import { escapeValue } from './filters/escape-filters.js';
 import { FILTERS } from './filters/index.js';
 import type { Args } from './filters/types.js';
-import type { ExprFn, Frame } from './frame.js';
+import { type ExprFn, type Frame, type Slots, Vars } from './frame.js';
 import { FUNCTIONS, TESTS, UNAVAILABLE_FUNCTIONS, UNAVAILABLE_TESTS } from './functions.js';
 import { locate } from './locate.js';
 import { allNeeds, PLATFORM_GLOBALS, type PlatformNeeds, recordNeed } from './platform-needs.js';
@@ -124,6 +124,8 @@ export class ExprCompiler {
     /** The template's blocks by name, filled while its statements compile (block()). */
     readonly blocks: Map<string, BlockFn>,
     private readonly maxDepth: number,
+    /** The variable slots of the scope compiling now (the body's, or a macro's), filled as names compile. */
+    public slots: Slots,
   ) {}
 
   private depth = 0;
@@ -191,6 +193,7 @@ export class ExprCompiler {
       case 'arrow': {
         const body = this.compile(e.body);
         const params = e.params;
+        const paramSlots = params.map((p) => this.slots.of(p));
         return (f) =>
           new Arrow((st, args) => {
             if (args.length < params.length) {
@@ -198,8 +201,8 @@ export class ExprCompiler {
                 `Too few arguments to function {closure}(), ${args.length} passed and exactly ${params.length} expected`,
               );
             }
-            const vars = new Map(f.vars);
-            for (let i = 0; i < params.length; i++) vars.set(params[i]!, args[i] ?? null);
+            const vars = f.vars.copy();
+            for (let i = 0; i < paramSlots.length; i++) vars.set(paramSlots[i]!, args[i] ?? null);
             return body({ vars, st });
           });
       }
@@ -226,10 +229,19 @@ export class ExprCompiler {
     if (name === '_charset') return () => 'UTF-8';
     if (name === '_context') {
       allNeeds(this.needs);
-      return (f) => PhpArray.fromMap(new Map(f.vars));
+      return (f) => PhpArray.fromMap(f.vars.toMap());
     }
     if (PLATFORM_GLOBALS.has(name)) allNeeds(this.needs);
-    return (f) => f.vars.get(name) ?? null;
+    return this.read(name);
+  }
+
+  /** A variable's read: its slot, null when the variable is not set. */
+  read(name: string): ExprFn {
+    const i = this.slots.of(name);
+    return (f) => {
+      const v = f.vars.values[i];
+      return v === undefined ? null : v;
+    };
   }
 
   private array(e: Extract<Expr, { k: 'array' }>): ExprFn {
@@ -239,7 +251,7 @@ export class ExprCompiler {
     // (a replace table or an `in` list in a loop costs nothing after the first build)
     try {
       // constants raise no warning: the guard's check of unplaced warnings is all a state is asked
-      const v = fn({ vars: new Map(), st: { unplaced: 0 } as unknown as RenderState });
+      const v = fn({ vars: Vars.empty(this.slots), st: { unplaced: 0 } as unknown as RenderState });
       return () => v;
     } catch {
       return fn;
@@ -270,8 +282,7 @@ export class ExprCompiler {
     let obj: ExprFn;
     if (e.obj.k === 'name' && PLATFORM_GLOBALS.has(e.obj.name) && e.attr.k === 'const') {
       recordNeed(this.needs, String(e.attr.value), argCount);
-      const n = e.obj.name;
-      obj = (f) => f.vars.get(n) ?? null;
+      obj = this.read(e.obj.name);
     } else {
       obj = this.compile(e.obj);
     }
@@ -288,9 +299,9 @@ export class ExprCompiler {
       const root = e.obj;
       if (root.k === 'name' && !SPECIAL_NAMES.has(root.name) && !PLATFORM_GLOBALS.has(root.name)) {
         // `item.key`, the commonest node: the variable is read here, not through its own closure
-        const n = root.name;
+        const i = this.slots.of(root.name);
         return (f) => {
-          const o = f.vars.get(n);
+          const o = f.vars.values[i];
           if (o instanceof PhpArray) return o.get(key) ?? null;
           if (typeof o !== 'object' || o === null) return null;
           return slow(f);
@@ -513,7 +524,8 @@ export class ExprCompiler {
     if (e.k === 'name') {
       const n = e.name;
       if (n === '_self' || n === '_context' || n === '_charset') return () => true;
-      return (f) => f.vars.has(n);
+      const i = this.slots.of(n);
+      return (f) => f.vars.values[i] !== undefined;
     }
     if (e.k === 'getattr') {
       const obj = this.compile(e.obj);

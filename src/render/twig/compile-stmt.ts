@@ -2,7 +2,7 @@ import type { MacroDef, Stmt } from './ast.js';
 import type { MacroFn } from './compile-expr.js';
 import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
 import { escapeValue } from './filters/escape-filters.js';
-import type { ExprFn, Frame, StmtFn } from './frame.js';
+import { type ExprFn, type Frame, Slots, type StmtFn, Vars } from './frame.js';
 import { locate } from './locate.js';
 import { PLATFORM_GLOBALS } from './platform-needs.js';
 import { castStr, toBool } from './runtime/convert.js';
@@ -60,6 +60,45 @@ function seesWholeScope(node: unknown): boolean {
   if (n.k === 'for' && n.usesLoop === true) return true;
   for (const v of Object.values(node)) if (seesWholeScope(v)) return true;
   return false;
+}
+
+/**
+ * Names statements set in their own scope: `set`, set blocks and loop targets, through `if`,
+ * `for`, `apply` and `escape` bodies; not inside `with` or `block`, which run in a copy.
+ */
+function assignedNames(stmts: readonly Stmt[]): string[] {
+  const out: string[] = [];
+  const walk = (list: readonly Stmt[]): void => {
+    for (const s of list) {
+      switch (s.k) {
+        case 'set':
+          out.push(...s.names);
+          break;
+        case 'capture':
+          out.push(s.name);
+          walk(s.body);
+          break;
+        case 'if':
+          for (const b of s.branches) walk(b.body);
+          if (s.otherwise) walk(s.otherwise);
+          break;
+        case 'for':
+          if (s.keyVar !== undefined) out.push(s.keyVar);
+          out.push(s.valueVar, 'loop');
+          walk(s.body);
+          if (s.otherwise) walk(s.otherwise);
+          break;
+        case 'apply':
+        case 'escape':
+          walk(s.body);
+          break;
+        default:
+          break;
+      }
+    }
+  };
+  walk(stmts);
+  return out;
 }
 
 export class StmtCompiler {
@@ -202,14 +241,15 @@ export class StmtCompiler {
       case 'set': {
         const values = s.values.map((v) => this.x.compile(v));
         const names = s.names;
+        const slots = names.map((n) => this.x.slots.of(n));
         if (names.length === 1) {
-          const name = names[0]!;
+          const slot = slots[0]!;
           const v = values[0]!;
           const source = this.x.source;
           const pos = s.pos;
           return (f) => {
             try {
-              f.vars.set(name, v(f));
+              f.vars.set(slot, v(f));
               if (f.st.unplaced !== 0) f.st.place(source, pos);
             } catch (err) {
               throw locate(err, source, pos);
@@ -218,27 +258,28 @@ export class StmtCompiler {
         }
         return this.guard((f) => {
           const vals = values.map((v) => v(f));
-          for (let i = 0; i < names.length; i++) f.vars.set(names[i]!, vals[i]!);
+          for (let i = 0; i < slots.length; i++) f.vars.set(slots[i]!, vals[i]!);
         }, s.pos);
       }
       case 'capture': {
         const body = this.compileList(s.body, esc);
-        const name = s.name;
+        const slot = this.x.slots.of(s.name);
         return (f) => {
-          f.vars.set(name, markup(capture(f, body)));
+          f.vars.set(slot, markup(capture(f, body)));
         };
       }
       case 'with': {
         const vars = s.vars ? this.x.compile(s.vars) : undefined;
         const only = s.only;
         const body = this.compileList(s.body, esc);
+        const own = this.x.slots;
         return this.guard((f) => {
-          const scope = new Map(only ? f.st.globals : f.vars);
+          const scope = only ? Vars.fromMap(own, f.st.globals) : f.vars.copy();
           if (vars) {
             const v = vars(f);
             if (!(v instanceof PhpArray)) fail('Variables passed to a "with" tag must be a hash.');
             v.forEach((val, k) => {
-              scope.set(String(k), val);
+              scope.setName(String(k), val);
             });
           }
           body({ vars: scope, st: f.st });
@@ -267,7 +308,13 @@ export class StmtCompiler {
         return this.compileList(s.body, s.strategy);
       case 'block': {
         const body = this.compileList(s.body, esc);
-        const block = (f: Frame) => body({ vars: new Map(f.vars), st: f.st });
+        // a block compiled in a macro (or called from one) reads another scope's slots: by name
+        const own = this.x.slots;
+        const block = (f: Frame) =>
+          body({
+            vars: f.vars.slots === own ? f.vars.copy() : Vars.fromMap(own, f.vars.toMap()),
+            st: f.st,
+          });
         this.x.blocks.set(s.name, block);
         return block;
       }
@@ -282,59 +329,74 @@ export class StmtCompiler {
     const body = this.compileList(s.body, esc);
     const otherwise = s.otherwise ? this.compileList(s.otherwise, esc) : undefined;
     const { keyVar, valueVar, usesLoop } = s;
+    const slots = this.x.slots;
+    const keySlot = keyVar === undefined ? -1 : slots.of(keyVar);
+    const valueSlot = slots.of(valueVar);
+    const loopSlot = slots.of('loop');
     // Twig: variables created in the loop vanish; outer ones keep changes; the loop's targets
-    // (key, value, loop) get their outer values back. No statement deletes an outer variable
-    // and targets are restored in place, so a Map's insertion order puts every variable the
-    // loop created after the `before` that existed: no copy of the scope is needed.
-    const restore = (vars: Map<string, Value>, name: string, had: boolean, old: Value | undefined): void => {
-      if (had) vars.set(name, old!);
-    };
+    // (key, value, loop) get their outer values back. What the loop can create is known here:
+    // its targets and the names its statements set in this scope.
+    const targets = keySlot < 0 ? [valueSlot, loopSlot] : [keySlot, valueSlot, loopSlot];
+    const made = new Set<number>(targets);
+    for (const name of assignedNames([...s.body, ...(s.otherwise ?? [])])) made.add(slots.of(name));
+    const creatable = [...made];
     return (f) => {
       const seqV = seqFn(f);
       const vars = f.vars;
-      const before = vars.size;
-      const hadKey = keyVar !== undefined && vars.has(keyVar);
-      const oldKey = hadKey ? vars.get(keyVar!) : undefined;
-      const hadValue = vars.has(valueVar);
-      const oldValue = vars.get(valueVar);
-      const hadLoop = vars.has('loop');
-      const oldLoop = vars.get('loop');
+      const values0 = vars.values;
+      const absent: number[] = [];
+      for (const i of creatable) if (values0[i] === undefined) absent.push(i);
+      const oldKey = keySlot < 0 ? undefined : values0[keySlot];
+      const oldValue = values0[valueSlot];
+      const oldLoop = values0[loopSlot];
       let keys: Key[] | undefined;
       let values: Value[] = [];
       if (seqV instanceof PhpArray) {
         // each iteration is charged a step below, so the keys are built only when used
-        if (keyVar !== undefined) keys = seqV.keys();
+        if (keySlot >= 0) keys = seqV.keys();
         values = seqV.values();
       }
       const n = values.length;
       const st = f.st;
-      const parent = usesLoop ? PhpArray.fromMap(new Map(vars)) : null;
+      const parent = usesLoop ? PhpArray.fromMap(vars.toMap()) : null;
       for (let i = 0; i < n; i++) {
         st.step();
-        if (keys !== undefined) vars.set(keyVar!, keys[i]!);
-        vars.set(valueVar, values[i]!);
-        if (parent) vars.set('loop', new LoopArray(parent, i, n));
+        if (keys !== undefined) vars.set(keySlot, keys[i]!);
+        vars.set(valueSlot, values[i]!);
+        if (parent) vars.set(loopSlot, new LoopArray(parent, i, n));
         body(f);
       }
       if (n === 0 && otherwise) otherwise(f);
-      if (keyVar !== undefined) restore(vars, keyVar, hadKey, oldKey);
-      restore(vars, valueVar, hadValue, oldValue);
-      restore(vars, 'loop', hadLoop, oldLoop);
-      if (vars.size > before) {
-        let i = 0;
-        const created: string[] = [];
-        for (const k of vars.keys()) if (i++ >= before) created.push(k);
-        for (const k of created) vars.delete(k);
-      }
+      if (oldKey !== undefined) vars.set(keySlot, oldKey);
+      if (oldValue !== undefined) vars.set(valueSlot, oldValue);
+      if (oldLoop !== undefined) vars.set(loopSlot, oldLoop);
+      for (const i of absent) vars.delete(i);
     };
   }
 
   compileMacro(def: MacroDef): MacroFn {
+    // a macro's scope is its own (parameters, its sets, maybe the globals): so are its slots
+    const outer = this.x.slots;
+    const slots = new Slots();
+    this.x.slots = slots;
+    try {
+      return this.macroFn(def, slots);
+    } finally {
+      this.x.slots = outer;
+    }
+  }
+
+  private macroFn(def: MacroDef, slots: Slots): MacroFn {
     const body = this.compileList(def.body, false);
-    // globals and varargs go into the scope only when the body can see them: a Map past four
-    // entries grows, and that was most of a macro call's cost
+    // globals and varargs go into the scope only when the body can see them (a smaller scope
+    // is a cheaper call)
     const full = seesWholeScope(def.body) || seesWholeScope(def.params);
-    const params = def.params.map((p) => ({ name: p.name, def: p.def ? this.x.compile(p.def) : undefined }));
+    const params = def.params.map((p) => ({
+      name: p.name,
+      slot: slots.of(p.name),
+      def: p.def ? this.x.compile(p.def) : undefined,
+    }));
+    const varargs = slots.of('varargs');
     const source = this.x.source;
     return (st: RenderState, args, named) => {
       if (st.macroDepth >= st.limits.maxMacroDepth) {
@@ -346,21 +408,21 @@ export class StmtCompiler {
       }
       st.step();
       // a Map copied from a Map is cloned whole (V8's fast path), not entry by entry
-      const vars = full ? new Map<string, Value>(st.globals) : new Map<string, Value>();
+      const vars = full ? Vars.fromMap(slots, st.globals) : Vars.empty(slots);
       const f: Frame = { vars, st };
       for (let i = 0; i < params.length; i++) {
         const p = params[i]!;
         let v: Value | undefined = i < args.length ? args[i] : named?.get(p.name);
         if (v === undefined) v = p.def ? p.def(f) : null;
-        vars.set(p.name, v);
+        vars.set(p.slot, v);
       }
       if (!full) {
         // nothing in the body reads varargs
       } else if (args.length > params.length) {
         const extra = new ArrayBuilder();
         for (let i = params.length; i < args.length; i++) extra.push(args[i]!);
-        vars.set('varargs', extra.build());
-      } else vars.set('varargs', PhpArray.EMPTY);
+        vars.set(varargs, extra.build());
+      } else vars.set(varargs, PhpArray.EMPTY);
       st.macroDepth++;
       try {
         return markup(capture(f, body));

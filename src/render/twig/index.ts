@@ -7,6 +7,7 @@ import { type PlatformContext, PlatformObject } from '../platform.js';
 import { type BlockFn, ExprCompiler, type MacroFn } from './compile-expr.js';
 import { CompileFault } from './compile-fault.js';
 import { StmtCompiler } from './compile-stmt.js';
+import { Slots, type StmtFn, Vars } from './frame.js';
 import { tokenize } from './lexer.js';
 import { locate } from './locate.js';
 import { Parser } from './parser.js';
@@ -72,10 +73,11 @@ export function compileTemplate(
   const needs = noNeeds();
   const macros = new Map<string, MacroFn>();
   const blocks = new Map<string, BlockFn>();
-  let body: (f: { vars: Map<string, Value>; st: RenderState }) => void;
+  const slots = new Slots();
+  let body: StmtFn;
   try {
     const ast = new Parser(tokenize(src.code), limits.maxNestingDepth).parse();
-    const x = new ExprCompiler(src, macros, needs, blocks, limits.maxNestingDepth * 8);
+    const x = new ExprCompiler(src, macros, needs, blocks, limits.maxNestingDepth * 8, slots);
     const sc = new StmtCompiler(x);
     for (const def of ast.macros.values()) macros.set(def.name, sc.compileMacro(def));
     body = sc.compileList(ast.body, false);
@@ -91,10 +93,11 @@ export function compileTemplate(
     ]);
     const st = new RenderState(limits, renderOptions ?? {}, globals);
     // PHP Twig's context is the render's variables, then the globals they do not shadow
-    const vars = new Map<string, Value>([['data', fromJson(data)]]);
+    const vars = Vars.empty(slots);
+    vars.setName('data', fromJson(data));
     const extra = renderOptions?.variables;
-    if (extra !== undefined) for (const name of Object.keys(extra)) vars.set(name, fromJson(extra[name]));
-    for (const [name, v] of globals) if (!vars.has(name)) vars.set(name, v);
+    if (extra !== undefined) for (const name of Object.keys(extra)) vars.setName(name, fromJson(extra[name]));
+    for (const [name, v] of globals) if (!vars.hasName(name)) vars.setName(name, v);
     const previous = enterBudget(st);
     try {
       body({ vars, st });

@@ -208,6 +208,17 @@ describe('bounded work', () => {
       /maxStringLength|maxSteps|maxRenderMs/,
     ],
     ['map nesting', '{{ range(1, 50000)|map(x => range(1, 50000)|length)|length }}', /maxSteps|maxRenderMs/],
+    [
+      // each call's scope has a slot per name its body uses, charged one step per 64 of them
+      'macro calls naming hundreds of variables',
+      `{% macro m() %}{% if false %}${Array.from({ length: 640 }, (_, i) => `{% set v${i} = 1 %}`).join('')}{% endif %}{% endmacro %}{% for j in 1..2 %}{% for i in 1..60000 %}{{ _self.m() }}{% endfor %}{% endfor %}`,
+      /maxSteps|maxRenderMs/,
+    ],
+    [
+      'arrow calls copying hundreds of variables',
+      `{% if false %}${Array.from({ length: 640 }, (_, i) => `{% set v${i} = 1 %}`).join('')}{% endif %}{% for j in 1..2 %}{{ range(1, 60000)|map(x => x)|length }}{% endfor %}`,
+      /maxSteps|maxRenderMs/,
+    ],
   ])('%s', (_name, template, limit) => {
     expectLimit(template, limit);
   });

@@ -42,6 +42,70 @@ describe('json_escape', () => {
     for (const [s, want] of cases) expect(render('{{ data.s|json_escape }}', { s })).toBe(want);
   });
 
+  it('escapes short and long strings (regex and buffered table scans) exactly as the encoder does', () => {
+    // JSON.stringify plus PHP's escape of U+2028/U+2029: the path short strings take
+    const encoder = (s: string): string =>
+      JSON.stringify(s)
+        .slice(1, -1)
+        .replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+    const alphabet = [
+      'a',
+      '"',
+      '\\',
+      '\n',
+      '\r',
+      '\t',
+      '\u0000',
+      '\u0001',
+      '\u001f',
+      ' ',
+      '/',
+      '\u007f',
+      'é',
+      '中',
+      '\u2027',
+      '\u2028',
+      '\u2029',
+      '\u202a',
+      '\ud7ff',
+      '\ud83d',
+      '\ude00',
+      '\udbff',
+      '\udc00',
+      '\udfff',
+      '\ue000',
+      '\uffff',
+      '😀',
+    ];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const inputs: string[] = [
+      `${'x'.repeat(299)}😀`, // a pair at the very end
+      'x😀', // the same, short
+      'x\ud83d', // a lone high surrogate at the end, short
+      `${'x'.repeat(255)}\ud83d`, // a lone high surrogate at the end
+      `${'x'.repeat(300)}\udc00 ${'y'.repeat(10)}`, // a lone low surrogate
+      `${'x'.repeat(263)}😀${'y'.repeat(300)}`, // a pair across a block of eight
+      'ab'.repeat(2000),
+      `${'中'.repeat(70_000)}"`, // past the buffer's size
+    ];
+    // most without lone surrogates: one sends the whole string back to the encoder
+    const paired = alphabet.filter((c) => c.length === 2 || c < '\ud800' || c > '\udfff');
+    for (let t = 0; t < 400; t++) {
+      const from = t % 4 === 0 ? alphabet : paired;
+      let s = '';
+      const len = t % 2 === 0 ? next(256) : 256 + next(600);
+      for (let i = 0; i < len; i++) s += next(3) === 0 ? from[next(from.length)] : 'b';
+      inputs.push(s);
+    }
+    for (const s of inputs) {
+      expect(render('{{ data.s|json_escape }}', { s }), JSON.stringify(s.slice(0, 40))).toBe(encoder(s));
+    }
+  });
+
   it('gives back the input when parsed as a JSON string', () => {
     for (const s of samples) expect(JSON.parse(`"${render('{{ data.s|json_escape }}', { s })}"`)).toBe(s);
   });

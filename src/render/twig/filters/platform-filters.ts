@@ -1,5 +1,6 @@
 import { toInt, toStr } from '../runtime/convert.js';
 import { JSON_UNESCAPED_SLASHES, JSON_UNESCAPED_UNICODE, jsonString } from '../runtime/json.js';
+import { jsonBodyShort, jsonBodyUnicode } from '../runtime/json-body.js';
 import { PhpArray } from '../runtime/php-array.js';
 import type { Value } from '../runtime/value.js';
 import { type FilterDef, filter } from './types.js';
@@ -10,19 +11,17 @@ function castString(v: Value): string {
 }
 
 /**
- * What json_escape changes: a control character, quote, backslash, U+2028, U+2029 or a surrogate
- * (a pair passes unchanged, but JSON.stringify tells a pair from a lone one).
+ * From this length on, the buffered table scan (jsonBodyUnicode); on shorter strings its copy
+ * costs what it saves (commit messages of about 100 characters rendered no faster).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON must escape
-const JSON_SPECIAL = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+const LONG = 256;
 
 /** json_encode(JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES) without the surrounding quotes. */
 export function jsonEscape(v: Value): string {
   const s = castString(v);
-  // names, ids and URLs mostly need nothing: the regex scan (native) is cheaper than a JS loop
-  // and than encoding and cutting, at any length
-  if (!JSON_SPECIAL.test(s)) return s;
-  return jsonString(s, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES).slice(1, -1);
+  const body = s.length >= LONG ? jsonBodyUnicode(s) : jsonBodyShort(s);
+  // a lone surrogate (or a string too long to copy): JSON.stringify's escapes
+  return body ?? jsonString(s, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES).slice(1, -1);
 }
 
 const hex2 = (c: number): string => c.toString(16).toUpperCase().padStart(2, '0');
