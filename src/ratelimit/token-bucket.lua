@@ -13,10 +13,15 @@
 -- Two counts. `tokens` orders the line: it is charged when a request takes or reserves. `sendable`
 --          guards the send itself: it refills the same way and is charged when a request is let
 --          through, whether it pays now or claims a reservation. A claim passes
---          only while `sendable` holds its cost, else it is told to wait for the refill and keeps
---          its key. So claims that all come back late together (workers or Redis stalled past their
---          turns) still leave at capacity + rate x t, and a late claim never pays twice. On time,
---          `sendable` never stops a claim: it is charged later than `tokens` for the same requests.
+--          only while `sendable` holds its cost; else it takes a place in line on `sendable`: it is
+--          charged into debt there, and its key records a new turn, "c<turn>", at which it passes
+--          without being charged again (claimed more than 100 ms late, it is a late claim again).
+--          So claims that all come back late together (workers or
+--          Redis stalled past their turns) leave one by one at capacity + rate x t, in the order
+--          they came back, each told its own wait (long ones put their job off), and a late claim
+--          never pays twice. New requests queue behind that debt too (`tokens` is never more than
+--          `sendable`). On time, `sendable` never stops a claim: it is charged later than
+--          `tokens` for the same requests.
 -- ARGV[1]  capacity (tokens, the burst)
 -- ARGV[2]  refill rate (tokens per second)
 -- ARGV[3]  cost of this request (tokens); clamped to capacity so an expensive request is slow,
@@ -32,9 +37,14 @@
 --          worker that takes a message's tokens at the send, after the render, but would not
 --          render a message only to put it off.
 -- Returns { allowed (1/0), remaining tokens (floor), retry after (ms, 0 when allowed),
---           time until full again (ms), lease granted (tokens), reserved (1/0) }
+--           time until full again (ms), lease granted (tokens), reserved (1/0),
+--           time until `sendable` is full again (ms): how long a payment taken now stays as
+--           good as one taken later (rememberPayment) }
 -- A string with SET ... PX takes one command where a hash took two (HSET, PEXPIRE): this script
 -- runs for every accepted pipe message, delivered message and bot call.
+-- A place in line on `sendable` ("c<turn>") claimed later than this after its turn (stalled
+-- again) was repaid to a bucket that may have filled meanwhile: it claims again as a late claim.
+local CHARGED_TURN_SLACK_US = 100000
 local capacity = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local cost = math.min(tonumber(ARGV[3]), capacity)
@@ -67,8 +77,9 @@ if tokens == nil or ts == nil then
 end
 
 local refill = math.max(0, now - ts) * rate / 1000000 + refund
-tokens = math.min(capacity, tokens + refill)
 sendable = math.min(capacity, sendable + refill)
+-- After a stall `tokens` refilled while claims queued on `sendable`: new turns come after them.
+tokens = math.min(capacity, tokens + refill, sendable)
 
 local allowed = 0
 local retry_us = 0
@@ -84,14 +95,16 @@ local function send_wait_us()
   return math.ceil((cost - sendable) * 1000000 / rate)
 end
 if held then
-  -- A turn written negated by an older Herald (a lapsed reservation's) is a turn all the same.
-  local turn = math.abs(tonumber(held) or 0)
+  -- "c<turn>": a late claim's place in line on `sendable`, charged already. A turn written
+  -- negated by an older Herald (a lapsed reservation's) is a turn all the same.
+  local charged = string.sub(held, 1, 1) == 'c'
+  local turn = math.abs(tonumber(charged and string.sub(held, 2) or held) or 0)
   if turn > now then
     retry_us = turn - now
     reserved = 1
-  elseif turn == 0 then
+  elseif turn == 0 or (charged and now - turn <= CHARGED_TURN_SLACK_US) then
     -- A kept payment (rememberPayment) charged both counts when it was made, and is kept only
-    -- while it is as good as one made now.
+    -- while it is as good as one made now; a place in line on `sendable` passes at its turn.
     redis.call('DEL', reservation)
     allowed = 1
   elseif sendable >= cost then
@@ -100,7 +113,10 @@ if held then
     allowed = 1
   else
     retry_us = send_wait_us()
+    sendable = sendable - cost
     reserved = 1
+    redis.call('SET', reservation, string.format('c%d', now + retry_us), 'PX',
+      math.ceil(retry_us / 1000) + tonumber(ARGV[7]))
   end
 elseif tokens >= cost and sendable >= cost and peek then
   allowed = 1
@@ -123,10 +139,13 @@ else
   end
 end
 
-local full_us = math.ceil((capacity - math.min(tokens, sendable)) * 1000000 / rate)
+tokens = math.min(tokens, sendable)
+local full_us = math.ceil((capacity - tokens) * 1000000 / rate)
 local state = string.format('%.6f %d', tokens, now)
 if math.abs(sendable - tokens) > 0.000001 then state = state .. string.format(' %.6f', sendable) end
 -- A full bucket is the same as no bucket: let idle keys expire.
 redis.call('SET', KEYS[1], state, 'PX', math.ceil(full_us / 1000) + 1000)
 
-return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted, reserved }
+local sendable_full_us = math.ceil((capacity - sendable) * 1000000 / rate)
+return { allowed, math.floor(tokens), math.ceil(retry_us / 1000), math.ceil(full_us / 1000), granted, reserved,
+  math.ceil(sendable_full_us / 1000) }

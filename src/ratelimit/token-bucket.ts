@@ -25,6 +25,11 @@ export interface BucketResult {
   readonly retryAfterMs: number;
   /** ms until the bucket is full again. */
   readonly resetMs: number;
+  /**
+   * ms until the bucket's count of sends is full again (token-bucket.lua, "Two counts"): a
+   * payment taken now is as good as one taken later only until then. Absent: `resetMs`.
+   */
+  readonly sendableFullMs?: number;
   readonly limit: number;
   /**
    * When `allowed` is false and a reservation key was given: the tokens were taken anyway (the
@@ -90,13 +95,22 @@ export async function takeTokens(
   } catch (err) {
     throw asRedisDependencyError(err);
   }
-  const [allowed = 0, remaining = 0, retryAfterMs = 0, resetMs = 0, leased = 0, reserved = 0] = reply;
+  const [
+    allowed = 0,
+    remaining = 0,
+    retryAfterMs = 0,
+    resetMs = 0,
+    leased = 0,
+    reserved = 0,
+    sendableFullMs = 0,
+  ] = reply;
   return {
     allowed: allowed === 1,
     // In debt (reservations), the bucket holds less than nothing; callers see none left.
     remaining: Math.max(0, remaining),
     retryAfterMs,
     resetMs,
+    sendableFullMs,
     limit: limit.capacity,
     leased,
     reserved: reserved === 1,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DependencyError } from '../../src/errors/index.js';
-import { takeTokens } from '../../src/ratelimit/token-bucket.js';
+import { type BucketResult, rememberPayment, takeTokens } from '../../src/ratelimit/token-bucket.js';
 import { useFileRedis } from '../helpers/redis.js';
 
 /** The Lua script runs on the real Redis: nothing here is stubbed. */
@@ -129,7 +129,7 @@ describe('takeTokens', () => {
     expect(await a.exists(paid)).toBe(0);
   });
 
-  it('a backlog whose turns all passed (a stall) leaves at capacity + rate x t, and pays once', async () => {
+  it('a backlog whose turns all passed (a stall) leaves at capacity + rate x t, in line, and pays once', async () => {
     const key = `${prefix}:stall`;
     // 1 s a token: the refill while the claims below run stays well under one token.
     const limit = { capacity: 2, perSecond: 1 };
@@ -140,17 +140,51 @@ describe('takeTokens', () => {
     expect(turns.every((r) => r.reserved)).toBe(true);
     // The stall: every turn passes (the last is 4 s away), and the bucket would be full again.
     await sleep((turns.at(-1) as { retryAfterMs: number }).retryAfterMs + 2_500);
-    const debtBefore = await redisTokensOf(key);
-    const claims = await Promise.all(
-      [0, 1, 2, 3].map((i) => takeTokens(a, key, limit, 1, undefined, paid(i))),
-    );
-    // Two (the burst) go now; the others wait for the refill, one token each, holding their turn.
-    expect(claims.filter((r) => r.allowed)).toHaveLength(2);
-    const waiting = claims.filter((r) => !r.allowed);
-    expect(waiting.every((r) => r.reserved && r.retryAfterMs > 0 && r.retryAfterMs <= 1_000)).toBe(true);
-    // Nothing charged again: the claims took no new tokens (their debt was paid at the turns).
-    expect(await redisTokensOf(key)).toBeGreaterThanOrEqual(debtBefore);
+    const claims = [];
+    for (const i of [0, 1, 2, 3]) claims.push(await takeTokens(a, key, limit, 1, undefined, paid(i)));
+    // Two (the burst) go now; the others take places in line, a token (1 s) apart.
+    expect(claims.map((r) => r.allowed)).toEqual([true, true, false, false]);
+    const [third, fourth] = claims.slice(2) as unknown as [BucketResult, BucketResult];
+    expect([third.reserved, fourth.reserved]).toEqual([true, true]);
+    expect(third.retryAfterMs).toBeGreaterThan(900);
+    expect(third.retryAfterMs).toBeLessThanOrEqual(1_000);
+    expect(fourth.retryAfterMs - third.retryAfterMs).toBeGreaterThan(900);
+    // Paid once: each claim charged the count of sends once, the line's tokens not again (two
+    // claims' debt, not six), and new requests queue behind it.
+    expect(await redisTokensOf(key)).toBeGreaterThan(-2.5);
+    expect(await redisTokensOf(key)).toBeLessThan(-1.5);
+    const late = await takeTokens(a, key, limit);
+    expect([late.allowed, late.retryAfterMs > fourth.retryAfterMs]).toEqual([false, true]);
+    // Each passes at its turn, charged nothing more (the debt only shrinks as the bucket refills).
+    const before = await redisTokensOf(key);
+    await sleep(third.retryAfterMs + 20);
+    expect((await takeTokens(a, key, limit, 1, undefined, paid(2))).allowed).toBe(true);
+    await sleep(fourth.retryAfterMs - third.retryAfterMs);
+    expect((await takeTokens(a, key, limit, 1, undefined, paid(3))).allowed).toBe(true);
+    expect(await redisTokensOf(key)).toBeGreaterThanOrEqual(before);
   }, 15_000);
+
+  it('a payment kept as long as the count of sends says (sendableFullMs) never sends on top of a full burst', async () => {
+    const key = `${prefix}:kept`;
+    const limit = { capacity: 5, perSecond: 10 };
+    const paid = (i: number) => `${prefix}:kept:paid:${i}`;
+    for (let i = 0; i < 5; i++) expect((await takeTokens(a, key, limit)).allowed).toBe(true);
+    const turns = [];
+    for (let i = 0; i < 10; i++) turns.push(await takeTokens(a, key, limit, 1, undefined, paid(i)));
+    await sleep((turns[0] as BucketResult).retryAfterMs + 20);
+    // The first claims at its turn, then is put off before its send: its payment is kept as the
+    // worker keeps it (process-message.ts, paymentOf: less the cost's own refill).
+    const first = await takeTokens(a, key, limit, 1, undefined, paid(0));
+    expect(first.allowed).toBe(true);
+    await rememberPayment(a, paid(0), (first.sendableFullMs ?? first.resetMs) - 100);
+    // Long enough for the count of sends to fill (the line's tokens are still in debt), then
+    // every message comes back at once: at most the burst goes.
+    await sleep(1_000);
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => takeTokens(a, key, limit, 1, undefined, paid(i))),
+    );
+    expect(claims.filter((r) => r.allowed).length).toBeLessThanOrEqual(limit.capacity);
+  });
 
   it('a look ahead (peek) takes nothing when the tokens are there, and reserves when they are not', async () => {
     const key = `${prefix}:peek`;

@@ -70,13 +70,15 @@ interface Payment {
  * A payment `budget` allowed. Tokens taken at one moment and spent on a send later are the same
  * as tokens taken at the send as long as the bucket, without them, would not have filled up
  * meanwhile (its refill past capacity is lost, and the send would come on top of a full burst):
- * that is until the bucket's time-to-full less the cost's own refill time, plus the slack.
+ * that is until its count of sends is full (not its line's, which reservations keep lower) less
+ * the cost's own refill time, plus the slack.
  */
 function paymentOf(budget: BucketResult, limit: BucketLimit, cost: number): Payment {
   const taken = Math.min(cost, limit.capacity);
   return {
     at: performance.now(),
-    validMs: budget.resetMs - ((taken - SEND_SLACK_TOKENS) * 1000) / limit.perSecond,
+    validMs:
+      (budget.sendableFullMs ?? budget.resetMs) - ((taken - SEND_SLACK_TOKENS) * 1000) / limit.perSecond,
   };
 }
 
