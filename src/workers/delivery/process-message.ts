@@ -105,7 +105,7 @@ const ranBefore = (job: Job<PipeJob>): boolean =>
  * may have been disabled since, or the permission taken away): a store-sink message is in its
  * channel's timeline, a relay's answer was kept in Redis the moment it came (SentLog.append,
  * `relayed`). Only asked on such a re-run, so that ordinary runs pay no extra read. `relayed`:
- * the earlier run's sent record is in the sent log already.
+ * the earlier run's sent record is in the sent log already (SentLog.entryKeptWithAnswer).
  */
 async function sentInEarlierRun(
   ctx: ProcessContext,
@@ -125,8 +125,11 @@ async function sentInEarlierRun(
   });
   if (bot?.sink === 'relay') {
     const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id, job.data.bot_id);
-    // Its rendered message went into the sent log with that run's outcome.
-    return outcome ? { outcome, sink: 'relay', relayed: true, rendered: null } : null;
+    // Its rendered message went into the sent log with that run's outcome, unless the entry was
+    // lost after the answer (a cluster: then the entry is appended again, without it).
+    return outcome
+      ? { outcome, sink: 'relay', relayed: ctx.sentLog.entryKeptWithAnswer, rendered: null }
+      : null;
   }
   const message = await ctx.deps.store.messages.get(job.data.msg_id).catch((err: unknown) => {
     // A store-sink message cannot be stored meanwhile either, and its next run looks again.

@@ -185,8 +185,8 @@ export class SentLog {
     }
     try {
       // A cluster's MULTI or script holds one slot: the answer, the entry and the count go one by
-      // one, in that order (an answer without its entry is what a re-run looks for, and appends
-      // again).
+      // one, in that order (a re-run that finds the answer appends the entry again:
+      // entryKeptWithAnswer).
       if (options.relayed)
         await this.redis.set(answerKey, JSON.stringify(outcome), 'PX', RELAY_ANSWER_KEEP_MS);
       await this.redis.xadd(this.key, '*', 'r', entry);
@@ -240,6 +240,15 @@ export class SentLog {
     } finally {
       this.appending = undefined;
     }
+  }
+
+  /**
+   * Whether a kept relay answer (answerOfEarlierRun) means its entry is in the log too: off a
+   * cluster both go in one script call; on a cluster the answer goes first, alone, and a run that
+   * finds it appends the entry again (the records take a second entry of the same message).
+   */
+  get entryKeptWithAnswer(): boolean {
+    return !isCluster(this.redis);
   }
 
   /** The outcome a relay answered for `msgId` (of `botId`) in an earlier run of its job, if one did. */

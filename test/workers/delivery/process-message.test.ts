@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { bodyInput } from '../../../src/queue/job-input.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../../src/queue/pipe-messages.js';
-import { messageBucketKey, messageReservationKey } from '../../../src/redis/keys.js';
+import { messageBucketKey, messageReservationKey, sentLogKey } from '../../../src/redis/keys.js';
 import { processPipeJob } from '../../../src/workers/delivery/process-message.js';
+import type { ProcessContext } from '../../../src/workers/process-context.js';
 import { waitOutDependencyErrors } from '../../../src/workers/recovery/dependency-wait.js';
 import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
@@ -164,60 +165,100 @@ describe('a run cut off because the worker is stopping', () => {
   });
 });
 
+/** The sent-log entries of `msgId` (the flusher is not started here: they stay in the stream). */
+async function sentEntriesOf(msgId: string): Promise<string[]> {
+  const entries = (await app.res.redis.xrange(sentLogKey(app.config.redisPrefix), '-', '+')) as Array<
+    [string, string[]]
+  >;
+  return entries
+    .filter(
+      ([, fields]) => (JSON.parse(fields[1] as string) as { ids: { msg_id: string } }).ids.msg_id === msgId,
+    )
+    .map(([id]) => id);
+}
+
+/**
+ * A relay job whose first run is answered 200 and then dies before the job completes; `between`
+ * runs before another worker takes the job over. Resolves with the relay's requests, the first
+ * run's outcome and the finished job.
+ */
+async function crashAfterRelayAnswer(
+  name: string,
+  between: (ctx: ProcessContext, msgId: string) => Promise<void> = async () => {},
+) {
+  const relay = await startRelayServer();
+  closers.push(() => relay.close());
+  const w = await createRelayWorld(app, relay.url, {
+    name,
+    upstream_token: `tok-${name.replace(/ /g, '-')}`,
+  });
+  const pipe = await createPipe(app, w);
+  const { ctx } = await workerParts();
+  // A queue of this test's own: the jobs the tests above queued and ran by hand wait on the pipe queue.
+  const queueName = `${PIPE_QUEUE}-crash-${Date.now()}`;
+  const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+  closers.push(async () => connection.disconnect());
+  const queue = new Queue<PipeJob>(queueName, { connection, prefix: app.config.redisPrefix });
+  closers.push(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+  const msgId = `crash-${Date.now()}`;
+  await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), { jobId: msgId, attempts: 5 });
+
+  // The first run takes the job, the relay answers 200, and the process dies before the job
+  // is completed: its lock is never renewed and lapses.
+  const dying = new Worker<PipeJob>(queueName, null, {
+    connection: connection.duplicate(),
+    prefix: app.config.redisPrefix,
+    lockDuration: 300,
+  });
+  closers.push(() => dying.close());
+  const job = await dying.getNextJob('dying-token');
+  expect(job?.id).toBe(msgId);
+  const first = await processPipeJob(ctx, job as Job<PipeJob>, 'dying-token');
+  expect(first.upstream_msg_id).toBe(`up-${msgId}`);
+  expect(relay.requests).toHaveLength(1);
+  await between(ctx, msgId);
+
+  // Another worker finds the job stalled and runs it again.
+  const survivor = new Worker<PipeJob>(queueName, (j, token) => processPipeJob(ctx, j, token), {
+    connection: connection.duplicate(),
+    prefix: app.config.redisPrefix,
+    stalledInterval: 100,
+  });
+  closers.push(() => survivor.close());
+  await expect
+    .poll(async () => (await queue.getJob(msgId))?.finishedOn, { timeout: 10_000, interval: 20 })
+    .toBeGreaterThan(0);
+  const done = await queue.getJob(msgId);
+  expect(done?.stalledCounter).toBe(1);
+  expect(await done?.getState()).toBe('completed');
+  return { relay, first, done, msgId };
+}
+
 describe('a relay that answered before its worker died', () => {
   it('is not posted to again by the run after the crash: that run finds the answer kept in Redis', async () => {
-    const relay = await startRelayServer();
-    closers.push(() => relay.close());
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'crash window bot',
-      upstream_token: 'tok-crash',
-    });
-    const pipe = await createPipe(app, w);
-    const { ctx } = await workerParts();
-    // A queue of this test's own: the jobs the tests above queued and ran by hand wait on the pipe queue.
-    const name = `${PIPE_QUEUE}-crash-${Date.now()}`;
-    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-    closers.push(async () => connection.disconnect());
-    const queue = new Queue<PipeJob>(name, { connection, prefix: app.config.redisPrefix });
-    closers.push(async () => {
-      await queue.obliterate({ force: true });
-      await queue.close();
-    });
-    const msgId = `crash-${Date.now()}`;
-    await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
-      jobId: msgId,
-      attempts: 5,
-    });
-
-    // The first run takes the job, the relay answers 200, and the process dies before the job
-    // is completed: its lock is never renewed and lapses.
-    const dying = new Worker<PipeJob>(name, null, {
-      connection: connection.duplicate(),
-      prefix: app.config.redisPrefix,
-      lockDuration: 300,
-    });
-    closers.push(() => dying.close());
-    const job = await dying.getNextJob('dying-token');
-    expect(job?.id).toBe(msgId);
-    const first = await processPipeJob(ctx, job as Job<PipeJob>, 'dying-token');
-    expect(first.upstream_msg_id).toBe(`up-${msgId}`);
-    expect(relay.requests).toHaveLength(1);
-
-    // Another worker finds the job stalled and runs it again.
-    const survivor = new Worker<PipeJob>(name, (j, token) => processPipeJob(ctx, j, token), {
-      connection: connection.duplicate(),
-      prefix: app.config.redisPrefix,
-      stalledInterval: 100,
-    });
-    closers.push(() => survivor.close());
-    await expect
-      .poll(async () => (await queue.getJob(msgId))?.finishedOn, { timeout: 10_000, interval: 20 })
-      .toBeGreaterThan(0);
-    const done = await queue.getJob(msgId);
-    expect(done?.stalledCounter).toBe(1);
-    expect(await done?.getState()).toBe('completed');
+    const { relay, first, done, msgId } = await crashAfterRelayAnswer('crash window bot');
     // Sent, with the relay's answer to the first run, and posted once.
     expect(done?.returnvalue).toEqual(first);
     expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId]);
+    // Its sent record went into the log with the answer (one script call): not appended again.
+    expect(await sentEntriesOf(msgId)).toHaveLength(1);
+  });
+
+  it('on a cluster, where the answer can be kept without its sent record, the run after the crash appends the record', async () => {
+    // A cluster writes the answer and the entry one by one: the entry's shard failing over
+    // between them leaves the answer alone (what the entry's removal stands for here).
+    const { relay, first, done, msgId } = await crashAfterRelayAnswer(
+      'cluster crash bot',
+      async (ctx, id) => {
+        Object.defineProperty(ctx.sentLog, 'entryKeptWithAnswer', { get: () => false });
+        await app.res.redis.xdel(sentLogKey(app.config.redisPrefix), ...(await sentEntriesOf(id)));
+      },
+    );
+    expect(done?.returnvalue).toEqual(first);
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(await sentEntriesOf(msgId)).toHaveLength(1);
   });
 });
