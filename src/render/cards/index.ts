@@ -13,7 +13,7 @@ export { CardInvalidError } from '../errors/card-invalid-error.js';
 export { CardSyntaxError, type CardSyntaxPosition } from '../errors/card-syntax-error.js';
 export * from './limits.js';
 export type * from './types.js';
-export { validateCard } from './validate-card.js';
+export { compileCardSchemas, validateCard } from './validate-card.js';
 
 const PARSERS: Readonly<Record<CardFormat, (text: string) => unknown>> = {
   json: parseJson,

@@ -69,6 +69,12 @@ const exactErrors = (): ErrorObject[] => (exactSchema().errors ?? []) as ErrorOb
 const quickSchema = onFirstUse(() => compileCardSchema(false));
 const validateQuick = (value: unknown): boolean => quickSchema()(value);
 
+/** Compiles both schemas now: for a render thread, once it is ready and before its first card. */
+export function compileCardSchemas(): void {
+  quickSchema();
+  exactSchema();
+}
+
 /**
  * Checks a parsed card message against every card rule and returns it typed, unchanged (bare
  * strings stay bare strings, no defaults are filled in). `now` (ms) is when countdowns must not

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { serialize } from '../../errors/index.js';
+import { compileCardSchemas } from '../../render/cards/index.js';
 import { packText } from '../../text/packed-text.js';
 import { CompiledTemplates } from './compiled-templates.js';
 import { renderPipeInput } from './render-input.js';
@@ -41,3 +42,6 @@ parentPort?.on('message', (req: RenderRequest) => {
   parentPort?.postMessage(res);
 });
 parentPort?.postMessage(THREAD_READY);
+// After ready, so that the process's start does not wait for it, and before the first card's
+// render, which would otherwise pay for it inside its time limit.
+setImmediate(compileCardSchemas);
