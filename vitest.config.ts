@@ -83,8 +83,8 @@ export default defineConfig({
           name: 'unit',
           include: unit,
           setupFiles: ['test/helpers/no-services.ts'],
-          // With the integration files, which mostly wait on timers, Redis and the store: four at
-          // a time keep the 2 cores busy (two left them half idle).
+          // With the integration files, which mostly wait on timers, Redis and the store: six at
+          // a time keep the 2 cores busy, where two left them half idle (docs/testing.md).
           sequence: { groupOrder: 1 },
           maxWorkers: 6,
         },
@@ -121,8 +121,8 @@ export default defineConfig({
           globalSetup: services,
           // Last, and only beside each other: CPU starvation by other files' processes (the
           // 1,000-alert storm test beside the shared-limit test) bunched arrivals at the relay
-          // into false breaches. These three use little CPU (about 5 s each over 8 to 12 s), and
-          // pass side by side also with a CPU burner running.
+          // into false breaches. These three use little CPU, and pass side by side also with a
+          // CPU burner running (docs/testing.md).
           sequence: { groupOrder: 3 },
           maxWorkers: 3,
         },

@@ -3,7 +3,7 @@ import { type LocalizedText, ValidationError } from '../errors/index.js';
 
 /*
  * Request validation: every schema is compiled once, on its first use (compiling all of them
- * was about a fifth of a web process's start), and the first failure
+ * at load was a large part of a web process's start), and the first failure
  * becomes a ValidationError that names the field and the rule in both languages. Unknown
  * fields are allowed by the schemas (clients may send more) and ignored by handlers, which
  * copy only the fields they know.
@@ -97,7 +97,10 @@ const made: Array<() => unknown> = [];
 
 export function compileValidator<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
   let check: ValidateFunction<T> | undefined;
-  const compiled = (): ValidateFunction<T> => (check ??= ajv.compile<T>(schema));
+  const compiled = (): ValidateFunction<T> => {
+    if (check === undefined) check = ajv.compile<T>(schema);
+    return check;
+  };
   made.push(compiled);
   return (input: unknown): T => {
     const valid = compiled();

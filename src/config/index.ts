@@ -272,11 +272,11 @@ function redisTopology(
 
 /**
  * WORKER_PARTITIONS: the partitions a worker process consumes, as comma-separated numbers and
- * ranges (`0-7`, `0,3,8-11`), each below REDIS_QUEUE_PARTITIONS; unset: all of them. Sorted,
+ * ranges (`0-7`, `0,3,8-11`), each below REDIS_QUEUE_PARTITIONS; unset or blank: all of them. Sorted,
  * without repeats.
  */
 export function workerPartitions(raw: string | undefined, partitions: number): readonly number[] {
-  if (raw === undefined || raw === '') return Array.from({ length: partitions }, (_, i) => i);
+  if (raw === undefined || raw.trim() === '') return Array.from({ length: partitions }, (_, i) => i);
   const bad = (why: string) =>
     new ConfigError(
       `config: WORKER_PARTITIONS ${why} (got "${raw}"; the partitions are 0 to ${partitions - 1}, ` +

@@ -54,9 +54,10 @@ describe('WORKER_PARTITIONS', () => {
   const load = (value: string | undefined, partitions = '16') =>
     loadConfig({ ...ADMIN, REDIS_QUEUE_PARTITIONS: partitions, WORKER_PARTITIONS: value }).workerPartitions;
 
-  it('defaults to every partition (unset or empty)', () => {
+  it('defaults to every partition (unset, empty or blank)', () => {
     expect(load(undefined)).toEqual(Array.from({ length: 16 }, (_, i) => i));
     expect(load('')).toHaveLength(16);
+    expect(load('  ')).toHaveLength(16);
     expect(loadConfig(ADMIN).workerPartitions).toEqual([0]);
   });
 
@@ -74,7 +75,6 @@ describe('WORKER_PARTITIONS', () => {
       ['8-16', /past the last one/],
       [',', /empty item/],
       ['1,,2', /empty item/],
-      [' ', /empty item/],
       ['7-3', /backward range "7-3"/],
       ['-1', /"-1", neither a number nor a range/],
       ['a', /neither a number nor a range/],

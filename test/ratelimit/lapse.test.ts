@@ -11,8 +11,8 @@ beforeAll(() => {
 });
 
 describe('late claims', () => {
-  // Found in review: when a late claim charged again and re-reserved at the back, with every
-  // claim late the bucket never got out of debt (1 of 3 sent in 4 s).
+  // A late claim that charged again and re-reserved at the back, with every claim late, would
+  // keep the bucket in debt for ever.
   it('a backlog whose claims all come 150 ms after their turn still drains, each message refused once', async () => {
     const key = `${file.prefix}:rl:msg:bot`;
     const limit = { capacity: 1, perSecond: 10 };

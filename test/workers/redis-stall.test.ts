@@ -12,9 +12,8 @@ import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
 /**
  * Two worker processes over a Redis of this file's own, stopped (SIGSTOP: connections open, no
  * answers) twice while a bot's backlog waits for its turns: every turn that passes meanwhile is
- * claimed late, and together. Found so in a CI run (nothing for 8.5 s, then 29 within 330 ms at a
- * bucket of 5 and 10/s); the bucket's `sendable` count (ratelimit/token-bucket.lua) holds them
- * to capacity + rate x t.
+ * claimed late, and together; the bucket's `sendable` count (ratelimit/token-bucket.lua) holds
+ * them to capacity + rate x t, in line.
  */
 let redis: ChildProcess;
 let redisUrl: string;

@@ -7,8 +7,8 @@ import { WorkerProcesses, workerMetricsPort, workerStarted } from '../helpers/wo
 import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
 
 /**
- * One bot's limit held across two worker processes, judged at the relay. In the `rates` project:
- * alone on the machine, since CPU starvation by other files' processes bunches arrivals.
+ * One bot's limit held across two worker processes, judged at the relay. In the `rates` project,
+ * beside the other rate files only: CPU starvation by other files' processes bunches arrivals.
  */
 let app: TestApp;
 let workers: WorkerProcesses;

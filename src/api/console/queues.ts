@@ -63,8 +63,8 @@ export function queueBrowser(deps: Deps, queues: readonly Queue[]): Middleware<H
 }
 
 /**
- * bull-board, loaded on the page's first request rather than with the web process: its modules
- * were about a tenth of a web process's start, and most processes never serve the page.
+ * bull-board, loaded on the page's first request rather than with the web process: loading its
+ * modules was a good part of a web process's start, and most processes never serve the page.
  */
 async function boardOf(queues: readonly Queue[]): Promise<Middleware<HeraldState>> {
   const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([

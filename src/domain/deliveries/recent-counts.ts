@@ -59,6 +59,11 @@ export function countTarget(
   return { key, expireAt: minute + COUNTS_KEEP_MS };
 }
 
+/** The write that carried `key`'s expiry (countTarget) failed: the next count sends it again. */
+export function expiryNotSent(key: string): void {
+  expirySent.delete(key);
+}
+
 /**
  * Adds one `outcome` at `at` (ms) to `m` (a MULTI or pipeline the caller sends with commands of
  * its own), so that the count costs no round trip of its own; with the hash's expiry when this
@@ -88,6 +93,7 @@ export async function countOutcome(
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
   } catch (err) {
+    expiryNotSent(deliveryCountsKey(prefix, minuteOf(at)));
     throw asRedisDependencyError(err);
   }
 }

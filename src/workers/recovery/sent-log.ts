@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { DEFAULT_SENT_LOG_CLAIM_IDLE_MS } from '../../config/defaults.js';
-import { countOutcome, countTarget, minuteOf } from '../../domain/deliveries/recent-counts.js';
+import { countOutcome, countTarget, expiryNotSent, minuteOf } from '../../domain/deliveries/recent-counts.js';
 import {
   type DeliveryIds,
   markSentMany,
@@ -233,6 +233,7 @@ export class SentLog {
           );
           for (const a of batch) a.resolve();
         } catch (err) {
+          for (const c of counts) if (c.expireAt !== null) expiryNotSent(c.key);
           const error = asRedisDependencyError(err);
           for (const a of batch) a.reject(error);
         }

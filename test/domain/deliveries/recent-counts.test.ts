@@ -4,6 +4,7 @@ import {
   COUNTS_EXPIRY_EVERY_MS,
   COUNTS_KEEP_MS,
   countIn,
+  expiryNotSent,
   minuteOf,
   RECENT_MINUTES,
   summarize,
@@ -78,6 +79,9 @@ describe('countIn', () => {
     expect(counted(at + COUNTS_EXPIRY_EVERY_MS - 1)).toEqual([`hincrby ${key} sent`]);
     // Sent again after a while: a MULTI that carried it may have failed.
     expect(counted(at + COUNTS_EXPIRY_EVERY_MS)).toEqual([`hincrby ${key} sent`, expiry]);
+    // And at once after a write that carried it is known to have failed.
+    expiryNotSent(key);
+    expect(counted(at + COUNTS_EXPIRY_EVERY_MS + 1)).toEqual([`hincrby ${key} sent`, expiry]);
     // The next minute is its own hash, with its own expiry.
     const { m, commands } = recorder();
     countIn(m, prefix, 'failed', minute + 60_000, at + COUNTS_EXPIRY_EVERY_MS + 1);
