@@ -116,8 +116,7 @@ async function outcomes(ids: readonly string[]): Promise<SentOutcome[]> {
   return done.map((j) => j.returnvalue);
 }
 
-// The two backlogs run at once (their own bots and buckets), sharing the instances' render threads.
-describe.concurrent(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
+describe(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
   it('the relay receives no more than capacity + rate x t in any window, by its own clock', async () => {
     const w = await createRelayWorld(web, relay.url, {
       name: 'upstream rate relay bot',
