@@ -118,12 +118,17 @@ export function useStack(
   env: Record<string, string> = {},
 ): void {
   let stack: Stack | undefined;
+  let browser: Browser | undefined;
   beforeAll(async () => {
-    const [started, browser] = await Promise.all([startStack(name, env), sharedBrowser()]);
+    const [started, shared] = await Promise.all([startStack(name, env), sharedBrowser()]);
     stack = started;
-    await ready(started, browser);
+    browser = shared;
+    await ready(started, shared);
   });
   afterAll(async () => {
+    // Files of one process run one at a time: every context open now is this file's. Left open,
+    // its pages would go on refreshing (against a stack that is gone) through the next files.
+    await Promise.all((browser?.contexts() ?? []).map((c) => c.close()));
     await stack?.stop();
   });
 }

@@ -36,12 +36,12 @@ function handle(req: RenderRequest): RenderResponse {
 }
 
 parentPort?.on('message', (req: RenderRequest) => {
+  // Before the render is marked running, so that its time limit does not pay for the compile
+  // (once per thread, on its first card; a thread that renders none never compiles them).
+  if (req.msgtype !== 1) compileCardSchemas();
   Atomics.store(running, 0, req.id);
   const res = handle(req);
   Atomics.store(running, 0, 0);
   parentPort?.postMessage(res);
 });
 parentPort?.postMessage(THREAD_READY);
-// After ready, so that the process's start does not wait for it, and before the first card's
-// render, which would otherwise pay for it inside its time limit.
-setImmediate(compileCardSchemas);
