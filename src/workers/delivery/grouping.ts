@@ -28,7 +28,6 @@ import {
 import { asRedisDependencyError } from '../../ratelimit/redis-errors.js';
 import { groupBaseKey, groupDecisionKey, lockKey } from '../../redis/keys.js';
 import { clusterTag } from '../../redis/partitions.js';
-import type { BotRecord } from '../../store/index.js';
 import type { ProcessContext } from '../process-context.js';
 import { templateVersionKey } from '../render-pool/compiled-templates.js';
 import type { GroupRenderInput } from '../render-pool/render-input.js';
@@ -365,14 +364,14 @@ async function updateInPlace<T>(
       group: { meta },
       dispatch: async (m) => {
         if (carrier !== null) {
-          const edited = await editCarrier(ctx, checked.bot, carrier, m);
+          const edited = await editCarrier(ctx, checked, carrier, m);
           if (edited.kind === 'rate_limited') return edited;
           if (edited.kind === 'edited') {
             await writeCarrier(redis, carrierKey, { ...carrier, applied: seq }, ttlMs);
             return { kind: 'sent', upstream_msg_id: carrier.upstream_msg_id, folded_into: carrier.msg_id };
           }
         }
-        const posted = await dispatch(ctx, checked.bot, m);
+        const posted = await dispatch(ctx, checked, m);
         if (posted.kind === 'rate_limited') return posted;
         await writeCarrier(
           redis,
@@ -406,7 +405,7 @@ type Edited =
 
 async function editCarrier(
   ctx: ProcessContext,
-  bot: BotRecord,
+  { bot, upstreamToken: token }: Checked,
   carrier: Carrier,
   m: OutgoingMessage,
 ): Promise<Edited> {
@@ -423,7 +422,6 @@ async function editCarrier(
     return found ? { kind: 'edited' } : { kind: 'gone' };
   }
   if (carrier.upstream_msg_id === null) return { kind: 'gone' };
-  const token = (await ctx.caches.upstreamTokens.get(bot.id)) ?? '';
   // An unconfigured relay fails in the post below with its own reason.
   if (bot.relay_url === '' || token === '') return { kind: 'gone' };
   try {

@@ -356,7 +356,7 @@ class PipeRun {
       // An update in place edits its group's carrier (grouping.ts); it is one part (above).
       const result: GroupSinkResult = plan.dispatch
         ? await plan.dispatch(message)
-        : await dispatch(ctx, checked.bot, message);
+        : await dispatch(ctx, checked, message);
       if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
       // Spent: not a payment to leave to the next run, should what follows fail.
       this.payment = null;

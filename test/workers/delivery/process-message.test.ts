@@ -262,3 +262,36 @@ describe('a relay that answered before its worker died', () => {
     expect(await sentEntriesOf(msgId)).toHaveLength(1);
   });
 });
+
+describe("a relay bot's send", () => {
+  it('reads its upstream token with the checks, before the budget: nothing between the budget and the request waits on the database', async () => {
+    const relay = await startRelayServer();
+    closers.push(() => relay.close());
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'token order bot',
+      upstream_token: 'tok-order',
+    });
+    const pipe = await createPipe(app, w);
+    const { ctx } = await workerParts();
+    const events: string[] = [];
+    const tokens = ctx.caches.upstreamTokens;
+    const readToken = tokens.get.bind(tokens);
+    tokens.get = (id) => {
+      events.push('token');
+      return readToken(id);
+    };
+    const budgets = ctx.budgets;
+    const take = budgets.take.bind(budgets);
+    budgets.take = (...args) => {
+      events.push('budget');
+      return take(...args);
+    };
+    const msgId = `order-${Date.now()}`;
+    const job = await queueJob(msgId, w, pipe.id);
+    const outcome = await processPipeJob(ctx, job, undefined);
+    expect(outcome.upstream_msg_id).toBe(`up-${msgId}`);
+    expect(relay.requests.map((r) => r.headers.authorization)).toEqual(['Bot tok-order']);
+    expect(events).toContain('budget');
+    expect(events.slice(events.indexOf('budget'))).not.toContain('token');
+  });
+});
