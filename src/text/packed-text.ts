@@ -8,9 +8,10 @@
  * card it was the faster of the two here, at a similar size (3.0 KB against 3.1 KB before
  * base64). Packing runs on a render thread where there is one (render-pool/render-thread.ts).
  *
- * No dependencies: the render threads import this.
+ * No dependencies but text/utf8.ts: the render threads import this.
  */
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { encodeUtf8 } from './utf8.js';
 
 /** Text shorter than this (UTF-16 units) is kept as it is: packing it saves too little. */
 export const PACK_MIN_CHARS = 1024;
@@ -21,7 +22,8 @@ const UNPACK_MAX_BYTES = 16 * 1024 * 1024;
 /** `text` packed (brotli, base64), or null when it is short or would not shrink. */
 export function packText(text: string): string | null {
   if (text.length < PACK_MIN_CHARS) return null;
-  const packed = brotliCompressSync(text, {
+  // Encoded by ICU (text/utf8.ts) rather than by the string's own conversion inside zlib.
+  const packed = brotliCompressSync(encodeUtf8(text), {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 1,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
