@@ -54,20 +54,9 @@ export function fitRendered(
   }
   const { value, locate } = parseCardText(text, format);
   const { cards } = fitCards(value, overflow, now, locate);
-  // A JSON card that validated as it was is sent as written, less its line breaks, rather than
-  // parsed and written again: the same value for any JSON reader, without a second encoding.
-  if (cards.length === 1 && format === 'json' && cards[0] === value)
-    return { type: 10, content: unfoldJson(text) };
   if (cards.length === 1) return { type: 10, content: JSON.stringify(cards[0]) };
   return { type: 10, content: JSON.stringify(cards.flat()), parts: cards.map((c) => JSON.stringify(c)) };
 }
-
-/**
- * Valid JSON text without its line breaks and the indentation after them. Valid JSON has no raw
- * CR or LF inside a string, so each one, and the blanks after it, lie between tokens.
- */
-export const unfoldJson = (text: string): string => text.replace(LINE_BREAKS, '').trim();
-const LINE_BREAKS = /[\r\n][ \t\r\n]*/g;
 
 const CARD_FORMATS: Readonly<Record<number, CardFormat>> = { 2: 'json', 3: 'yaml', 4: 'xml' };
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MessageTooLongError } from '../../src/render/errors/message-too-long-error.js';
-import { compileTemplate, fitRendered, renderMessage } from '../../src/render/index.js';
-import { unfoldJson } from '../../src/render/render-message.js';
+import { compileTemplate, renderMessage } from '../../src/render/index.js';
 
 describe('renderMessage', () => {
   it('msgtype 1 gives a KMarkdown message (type 9)', () => {
@@ -54,102 +53,5 @@ describe('renderMessage', () => {
     expect(msg.type).toBe(10);
     const cards = JSON.parse(msg.content) as { modules: { text: { content: string } }[] }[];
     expect(cards[0]!.modules[0]!.text.content).toBe('a "quoted" line\nnext');
-  });
-});
-
-const CARD_TEMPLATE = `[
-  {
-    "type": "card",
-    "theme": "secondary",
-    "modules": [
-      {
-        "type": "section",
-        "text": {"type": "kmarkdown", "content": "{{ data.t|json_escape }}"}
-      },
-      {"type": "countdown", "mode": "day", "endTime": {{ data.end }}}
-    ]
-  }
-]
-`;
-
-describe('a JSON card that validates as written', () => {
-  const data = { t: 'two  spaces,\ta tab and a\nline\u2028break', end: 4102444800000 };
-
-  it('is sent as the template wrote it, less its line breaks and indentation: no second encoding', () => {
-    const msg = renderMessage({ content: CARD_TEMPLATE, msgtype: 2 }, data, {});
-    expect(msg.type).toBe(10);
-    expect(msg.content).not.toMatch(/[\r\n]/);
-    expect(msg.content).toBe(
-      '[{"type": "card","theme": "secondary","modules": [{"type": "section","text": {"type": "kmarkdown", "content": "two  spaces,\\ta tab and a\\nline\\u2028break"}},{"type": "countdown", "mode": "day", "endTime": 4102444800000}]}]',
-    );
-    // The same value as the parse and write again it replaces.
-    const rendered = compileTemplate(CARD_TEMPLATE).render(data, {});
-    expect(JSON.parse(msg.content)).toEqual(JSON.parse(rendered));
-  });
-
-  it('is written again where the card was fitted, and for YAML', () => {
-    const long = `[{"type":"card","modules":[\n{"type":"section","text":{"type":"kmarkdown","content":"${'x'.repeat(5001)}"}}\n]}]`;
-    const fitted = fitRendered(long, 'json', 'truncate', Date.now());
-    expect(JSON.parse(fitted.content)[0].modules[0].text.content.length).toBeLessThanOrEqual(5000);
-    expect(fitted.content).toBe(JSON.stringify(JSON.parse(fitted.content)));
-    const yaml = fitRendered('- type: card\n  modules:\n    - type: divider\n', 'yaml', 'fail', Date.now());
-    expect(yaml.content).toBe('[{"type":"card","modules":[{"type":"divider"}]}]');
-  });
-});
-
-/** Deterministic random JSON values: strings with blanks, escapes and line separators. */
-function randomJson(seed: number): unknown {
-  let x = seed;
-  const next = () => {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    return x / 2 ** 31;
-  };
-  const pieces = [
-    ' ',
-    '  ',
-    '\t',
-    '\n',
-    '\r\n',
-    '\u2028',
-    '\u00a0',
-    '"',
-    '\\',
-    ': ',
-    ', ',
-    '{',
-    '[',
-    'a',
-    '推',
-  ];
-  const str = () =>
-    Array.from({ length: Math.floor(next() * 8) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
-  const value = (depth: number): unknown => {
-    const r = next();
-    if (depth > 3 || r < 0.3) return str();
-    if (r < 0.4) return Math.floor(next() * 1e6) / 100;
-    if (r < 0.45) return next() < 0.5;
-    if (r < 0.5) return null;
-    if (r < 0.75) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
-    return Object.fromEntries(
-      Array.from({ length: Math.floor(next() * 4) }, () => [str(), value(depth + 1)]),
-    );
-  };
-  return value(0);
-}
-
-describe('unfoldJson', () => {
-  it('leaves every value as it was, whatever the strings hold and however the text is indented', () => {
-    for (let seed = 1; seed <= 300; seed++) {
-      const value = randomJson(seed);
-      for (const text of [
-        JSON.stringify(value, null, 2),
-        JSON.stringify(value, null, '\t'),
-        ` \r\n${JSON.stringify(value, null, 1)}\n `,
-      ]) {
-        const unfolded = unfoldJson(text);
-        expect(unfolded).not.toMatch(/[\r\n]/);
-        expect(JSON.parse(unfolded)).toEqual(value);
-      }
-    }
   });
 });
