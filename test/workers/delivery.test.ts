@@ -413,6 +413,12 @@ describe('store sink', () => {
     const stored = await app.res.store.messages.get(sent.msg_id);
     expect(stored?.type).toBe(10);
     expect(JSON.parse(stored?.content ?? '[]')[0].modules[0].text.content).toBe('hey @all');
+    // Written with JSON escapes, the same mention is found and neutralised as well.
+    const escaped = String.raw`[{"type":"card","modules":[{"type":"section","text":{"type":"kmarkdown","content":"\u0028met\u0029all\u0028met\u0029 done"}}]}]`;
+    const sentEscaped = await settled(await sendPipe(app, pipe.token, { content: escaped }, '&type=10'));
+    expect(sentEscaped).toMatchObject({ status: 'sent', not_permissions_mention: ['all'] });
+    const storedEscaped = await app.res.store.messages.get(sentEscaped.msg_id);
+    expect(JSON.parse(storedEscaped?.content ?? '[]')[0].modules[0].text.content).toBe('@all done');
 
     const invalid = await sendPipe(
       app,

@@ -34,7 +34,7 @@ import type { GroupRenderInput } from '../render-pool/render-input.js';
 import { relayEdit } from '../sinks/relay-sink.js';
 import type { OutgoingMessage, SinkResult } from '../sinks/types.js';
 import type { Checked } from './message-checks.js';
-import { dispatch } from './message-dispatch.js';
+import { dispatch, type Sender } from './message-dispatch.js';
 
 /*
  * Alert-storm control in the worker (docs/pipes.md, "Grouping"): a message of a grouped pipe is
@@ -83,7 +83,7 @@ export interface GroupedRunner<T> {
 export interface SendPlan {
   readonly group?: GroupRenderInput;
   /** Sends the rendered message instead of the sink's plain post (update mode). */
-  readonly dispatch?: (m: OutgoingMessage) => Promise<GroupSinkResult>;
+  readonly dispatch?: (m: OutgoingMessage, sender: Sender) => Promise<GroupSinkResult>;
 }
 
 /** A sink's answer, and the carrier a message went into when it edited one. */
@@ -362,16 +362,16 @@ async function updateInPlace<T>(
     };
     return runner.send({
       group: { meta },
-      dispatch: async (m) => {
+      dispatch: async (m, sender) => {
         if (carrier !== null) {
-          const edited = await editCarrier(ctx, checked, carrier, m);
+          const edited = await editCarrier(ctx, sender, carrier, m);
           if (edited.kind === 'rate_limited') return edited;
           if (edited.kind === 'edited') {
             await writeCarrier(redis, carrierKey, { ...carrier, applied: seq }, ttlMs);
             return { kind: 'sent', upstream_msg_id: carrier.upstream_msg_id, folded_into: carrier.msg_id };
           }
         }
-        const posted = await dispatch(ctx, checked, m);
+        const posted = await dispatch(ctx, sender, m);
         if (posted.kind === 'rate_limited') return posted;
         await writeCarrier(
           redis,
@@ -405,7 +405,7 @@ type Edited =
 
 async function editCarrier(
   ctx: ProcessContext,
-  { bot, upstreamToken: token }: Checked,
+  { bot, upstreamToken: token }: Sender,
   carrier: Carrier,
   m: OutgoingMessage,
 ): Promise<Edited> {

@@ -32,11 +32,6 @@ export interface Checked {
   readonly cost: number;
   /** What a message over the platform's limits becomes (the pipe's; a studio test's splits). */
   readonly overflow: Overflow;
-  /**
-   * A relay bot's upstream token ('' for a store-sink bot, or none set), read with the checks so
-   * that nothing between the budget's answer and the request waits on the database.
-   */
-  readonly upstreamToken: string;
 }
 
 /**
@@ -70,11 +65,7 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
           throw err;
         })
     : Promise.resolve(null);
-  const [template, channel, upstreamToken] = await Promise.all([
-    templatePromise,
-    caches.channels.get(data.channel_id),
-    bot.sink === 'relay' ? caches.upstreamTokens.get(bot.id) : null,
-  ]);
+  const [template, channel] = await Promise.all([templatePromise, caches.channels.get(data.channel_id)]);
   // The door refuses a `type` other than the template's format; the template's msgtype may have
   // changed since the message was accepted.
   if (template && data.type !== null) {
@@ -125,6 +116,5 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
     permissions,
     cost: template ? template.consumption : MESSAGE_WITHOUT_TEMPLATE_COST,
     overflow: pipe ? pipe.overflow : DEFAULT_OVERFLOW,
-    upstreamToken: upstreamToken ?? '',
   };
 }

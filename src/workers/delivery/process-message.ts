@@ -29,7 +29,7 @@ import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { dropDigestItems, type GroupSinkResult, runGrouped, type SendPlan, takeDigest } from './grouping.js';
 import { type Checked, check } from './message-checks.js';
-import { dispatch } from './message-dispatch.js';
+import { dispatch, senderOf } from './message-dispatch.js';
 import { allSent, PartProgress } from './message-parts.js';
 import { render } from './message-render.js';
 
@@ -348,6 +348,9 @@ class PipeRun {
         sentParts.push(before);
         continue;
       }
+      // Read before the turn: nothing between the budget's answer and the request waits on the
+      // database (a new bot's first burst would reach the relay late, bunched with what follows).
+      const sender = await senderOf(ctx, checked.bot);
       // A reservation or kept payment is the first send's of this run.
       const turn = await this.sendTurn(bucketKey, checked.cost, mayHold && sentAt === null);
       if (turn) return turn;
@@ -355,8 +358,8 @@ class PipeRun {
       this.relaySaw = checked.bot.sink === 'relay';
       // An update in place edits its group's carrier (grouping.ts); it is one part (above).
       const result: GroupSinkResult = plan.dispatch
-        ? await plan.dispatch(message)
-        : await dispatch(ctx, checked, message);
+        ? await plan.dispatch(message, sender)
+        : await dispatch(ctx, sender, message);
       if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
       // Spent: not a payment to leave to the next run, should what follows fail.
       this.payment = null;

@@ -16,6 +16,7 @@ import {
   createTemplate,
   createWorld,
   directJobData,
+  ok,
   startRelayServer,
   type World,
   workerContext,
@@ -264,7 +265,7 @@ describe('a relay that answered before its worker died', () => {
 });
 
 describe("a relay bot's send", () => {
-  it('reads its upstream token with the checks, before the budget: nothing between the budget and the request waits on the database', async () => {
+  it('reads its upstream token before the budget: nothing between the budget and the request waits on the database', async () => {
     const relay = await startRelayServer();
     closers.push(() => relay.close());
     const w = await createRelayWorld(app, relay.url, {
@@ -294,4 +295,40 @@ describe("a relay bot's send", () => {
     expect(events).toContain('budget');
     expect(events.slice(events.indexOf('budget'))).not.toContain('token');
   });
+
+  it('reads the token again for each part of a split message: a token changed meanwhile is the one used', async () => {
+    const relay = await startRelayServer();
+    closers.push(() => relay.close());
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'token rotation bot',
+      upstream_token: 'tok-old',
+      rate_capacity: 1,
+      rate_per_second: 2,
+    });
+    const pipe = await createPipe(app, w);
+    const { ctx } = await workerParts();
+    // The first part's request changes the token, and is answered once this worker's cache
+    // (kept current by the change feed) has the new one.
+    relay.handler = (body, res, n) => {
+      if (n !== 1) return ok(res, `up-${String(body.nonce)}`);
+      void (async () => {
+        const r = await app.request('POST', '/admin/api/bot/update', {
+          admin: true,
+          json: { id: w.bot.id, upstream_token: 'tok-new' },
+        });
+        expect(r.status).toBe(200);
+        await expect.poll(() => ctx.caches.upstreamTokens.get(w.bot.id), { timeout: 10_000 }).toBe('tok-new');
+        ok(res, `up-${String(body.nonce)}`);
+      })();
+    };
+    const data = directJobData(w, pipe.id, { input: 'x'.repeat(20_000) });
+    const job = await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, data, { jobId: data.msg_id, attempts: 1 });
+    const outcome = await processPipeJob(ctx, job, undefined);
+    expect(outcome.parts).toHaveLength(3);
+    expect(relay.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bot tok-old',
+      'Bot tok-new',
+      'Bot tok-new',
+    ]);
+  }, 30_000);
 });
