@@ -121,13 +121,37 @@ export async function subscribeDirectoryChanges(
 ): Promise<DirectorySubscription> {
   const channel = directoryChangeChannel(config.redisPrefix);
   // Named, so that an operator (or a test) can find it in CLIENT LIST.
-  const sub = createRedis(config, 'subscriber', { connectionName: directoryFeedName(config.redisPrefix) });
+  // Subscribed again by this code after a reconnect, not by ioredis: its own resubscribe has no
+  // handler, so a connection lost again before the answer was an unhandled rejection (which ends
+  // a Node process), and 'ready' came before the subscription was confirmed.
+  const sub = createRedis(config, 'subscriber', {
+    connectionName: directoryFeedName(config.redisPrefix),
+    autoResubscribe: false,
+  });
   sub.on('error', (err: Error) => options.onError?.(err));
   sub.on('close', () => options.onDisconnect?.());
   let readyOnce = false;
+  let closing: Promise<void> | undefined;
+  // A SUBSCRIBE whose connection was lost is sent again on the next one by ioredis itself.
+  let resubscribing = false;
   sub.on('ready', () => {
-    if (readyOnce) options.onResync?.();
-    readyOnce = true;
+    if (!readyOnce) {
+      readyOnce = true;
+      return;
+    }
+    if (resubscribing) return;
+    resubscribing = true;
+    sub.subscribe(channel).then(
+      () => {
+        resubscribing = false;
+        options.onResync?.();
+      },
+      // Closed for good, or refused on a live connection (an ACL): then a new connection tries again.
+      () => {
+        resubscribing = false;
+        if (closing === undefined && sub.status === 'ready') sub.disconnect(true);
+      },
+    );
   });
   sub.on('message', (from: string, text: string) => {
     if (from !== channel) return;
@@ -145,7 +169,6 @@ export async function subscribeDirectoryChanges(
   const stopLocal = options.local?.on((change) => {
     if (change.kind !== 'pipe') onChange(change);
   });
-  let closing: Promise<void> | undefined;
   return {
     close() {
       stopLocal?.();

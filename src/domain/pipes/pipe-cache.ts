@@ -174,8 +174,13 @@ export async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promis
     await sub.subscribe(channel);
     cache.goLive();
   };
+  let closed = false;
   sub.on('ready', () => {
-    if (!cache.isLive) subscribe().catch(() => sub.disconnect(true));
+    // Refused or lost: a new connection tries again, unless the feed was closed meanwhile.
+    if (!cache.isLive)
+      subscribe().catch(() => {
+        if (!closed) sub.disconnect(true);
+      });
   });
   try {
     await sub.connect();
@@ -186,6 +191,7 @@ export async function subscribePipeChanges(deps: Deps, cache: PipeCache): Promis
     throw err;
   }
   return async () => {
+    closed = true;
     stopLocal();
     sub.removeAllListeners('close');
     cache.goOffline();
