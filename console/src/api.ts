@@ -126,6 +126,33 @@ export const isUnavailable = (err: unknown): err is ApiError =>
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How many times in all askWhileUnavailable makes a call. */
+export const UNAVAILABLE_TRIES = 4;
+/** Its first wait before asking again, in ms, doubled after each try (a Retry-After wins). */
+export const UNAVAILABLE_FIRST_WAIT_MS = 1_000;
+/** The longest it waits between two tries, in ms, whatever a Retry-After says. */
+const UNAVAILABLE_MAX_WAIT_MS = 10_000;
+
+/**
+ * `call`, asked again while Herald is out of reach (isUnavailable), up to UNAVAILABLE_TRIES in
+ * all; then its last error. Only for calls that are safe to ask again, such as a replay batch,
+ * which goes on from where the last call stopped.
+ */
+export async function askWhileUnavailable<T>(call: () => Promise<T>, wait = sleep): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isUnavailable(err) || attempt >= UNAVAILABLE_TRIES) throw err;
+      const ms =
+        err.retryAfterS !== undefined
+          ? err.retryAfterS * 1000
+          : UNAVAILABLE_FIRST_WAIT_MS * 2 ** (attempt - 1);
+      await wait(Math.min(ms, UNAVAILABLE_MAX_WAIT_MS));
+    }
+  }
+}
+
 /**
  * Asks Herald for the session the cookie holds. While Herald cannot tell (isUnavailable), the
  * session is `unavailable` and it asks again every RESTORE_RETRY_MS: the sign-in form would be

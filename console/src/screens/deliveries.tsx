@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, askWhileUnavailable } from '../api.ts';
 import {
   type Delivery,
   type DeliveryFilters,
@@ -434,11 +434,16 @@ function DeadLetters(props: {
       while (!stop.current) {
         const limit = nextBatchLimit(confirmed, done);
         if (limit === 0) break;
-        const answer = await api.post<BatchAnswer>('/admin/api/delivery/replay-batch', {
-          ...selection.body,
-          limit,
-          ...(state.diedBefore === undefined ? {} : { died_before: state.diedBefore }),
-        });
+        // A batch that Herald could not finish (a 503 under load) is asked again: it goes on from
+        // where it stopped, and the same died_before keeps it to the confirmed messages.
+        const diedBefore = state.diedBefore;
+        const answer = await askWhileUnavailable(() =>
+          api.post<BatchAnswer>('/admin/api/delivery/replay-batch', {
+            ...selection.body,
+            limit,
+            ...(diedBefore === undefined ? {} : { died_before: diedBefore }),
+          }),
+        );
         const handled = answer.replayed.length + answer.skipped.length;
         done += handled;
         state = {

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  askWhileUnavailable,
+  UNAVAILABLE_FIRST_WAIT_MS,
+  UNAVAILABLE_TRIES,
+} from '../../console/src/api.ts';
+
+/** Calls answered in turn by `answers` (an ApiError is thrown), with the waits in between. */
+function scripted<T>(answers: Array<T | ApiError>) {
+  const waits: number[] = [];
+  let calls = 0;
+  const call = async (): Promise<T> => {
+    calls++;
+    const next = answers.shift();
+    if (next instanceof ApiError) throw next;
+    return next as T;
+  };
+  return { call, wait: async (ms: number) => void waits.push(ms), waits, calls: () => calls };
+}
+
+describe('askWhileUnavailable (a replay batch asked again while Herald is out of reach)', () => {
+  it('asks again after a 503, a 502, a 504 or no answer, waiting longer each time, and a Retry-After as said', async () => {
+    const s = scripted([
+      new ApiError(503, 50300, 'unavailable'),
+      new ApiError(0, -1, 'Cannot reach the server'),
+      new ApiError(504, -1, 'Gateway Timeout', null, 3),
+      'done',
+    ]);
+    expect(await askWhileUnavailable(s.call, s.wait)).toBe('done');
+    expect(s.calls()).toBe(4);
+    expect(s.waits).toEqual([UNAVAILABLE_FIRST_WAIT_MS, 2 * UNAVAILABLE_FIRST_WAIT_MS, 3_000]);
+  });
+
+  it(`gives up after ${UNAVAILABLE_TRIES} tries with the last error`, async () => {
+    const last = new ApiError(503, 50300, 'still unavailable');
+    const s = scripted<string>([
+      ...Array.from({ length: UNAVAILABLE_TRIES - 1 }, () => new ApiError(503, 50300, 'unavailable')),
+      last,
+      'never asked',
+    ]);
+    await expect(askWhileUnavailable(s.call, s.wait)).rejects.toBe(last);
+    expect(s.calls()).toBe(UNAVAILABLE_TRIES);
+  });
+
+  it('never asks again after an answer that is not about reaching Herald (400, 409, 500)', async () => {
+    for (const status of [400, 409, 500]) {
+      const s = scripted<string>([new ApiError(status, 40000, 'no'), 'never asked']);
+      await expect(askWhileUnavailable(s.call, s.wait)).rejects.toMatchObject({ status });
+      expect([s.calls(), s.waits]).toEqual([1, []]);
+    }
+  });
+});
