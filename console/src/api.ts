@@ -128,10 +128,20 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** How many times in all askWhileUnavailable makes a call. */
 export const UNAVAILABLE_TRIES = 4;
-/** Its first wait before asking again, in ms, doubled after each try (a Retry-After wins). */
+/** The first wait before asking again, in ms, doubled after each try (a Retry-After wins). */
 export const UNAVAILABLE_FIRST_WAIT_MS = 1_000;
-/** The longest it waits between two tries, in ms, whatever a Retry-After says. */
-const UNAVAILABLE_MAX_WAIT_MS = 10_000;
+/** The longest wait between two tries, in ms, whatever a Retry-After says. */
+export const UNAVAILABLE_MAX_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before asking again after `err`, when `tries` tries failed so before it: null
+ * unless Herald was out of reach (isUnavailable).
+ */
+export function unavailableWaitMs(err: unknown, tries: number): number | null {
+  if (!isUnavailable(err)) return null;
+  const ms = err.retryAfterS !== undefined ? err.retryAfterS * 1000 : UNAVAILABLE_FIRST_WAIT_MS * 2 ** tries;
+  return Math.min(ms, UNAVAILABLE_MAX_WAIT_MS);
+}
 
 /**
  * `call`, asked again while Herald is out of reach (isUnavailable), up to UNAVAILABLE_TRIES in
@@ -143,12 +153,9 @@ export async function askWhileUnavailable<T>(call: () => Promise<T>, wait = slee
     try {
       return await call();
     } catch (err) {
-      if (!isUnavailable(err) || attempt >= UNAVAILABLE_TRIES) throw err;
-      const ms =
-        err.retryAfterS !== undefined
-          ? err.retryAfterS * 1000
-          : UNAVAILABLE_FIRST_WAIT_MS * 2 ** (attempt - 1);
-      await wait(Math.min(ms, UNAVAILABLE_MAX_WAIT_MS));
+      const ms = attempt < UNAVAILABLE_TRIES ? unavailableWaitMs(err, attempt - 1) : null;
+      if (ms === null) throw err;
+      await wait(ms);
     }
   }
 }

@@ -117,7 +117,7 @@ describe('a message that fails for lack of permission', () => {
     await bulk.getByRole('button', { name: 'Replay 1' }).click();
     // Polled on the panel's text, so that a failure shows what it said instead (an error, other counts).
     await expect
-      .poll(() => page.locator('.dead-letters').innerText(), { timeout: 30_000 })
+      .poll(() => page.locator('.dead-letters').textContent(), { timeout: 30_000 })
       .toContain('1 replayed, 0 skipped, 0 remaining.');
 
     // Both sent: the list of sent messages shows them (on its own refresh if need be).

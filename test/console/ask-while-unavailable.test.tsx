@@ -3,7 +3,9 @@ import {
   ApiError,
   askWhileUnavailable,
   UNAVAILABLE_FIRST_WAIT_MS,
+  UNAVAILABLE_MAX_WAIT_MS,
   UNAVAILABLE_TRIES,
+  unavailableWaitMs,
 } from '../../console/src/api.ts';
 
 /** Calls answered in turn by `answers` (an ApiError is thrown), with the waits in between. */
@@ -49,5 +51,28 @@ describe('askWhileUnavailable (a replay batch asked again while Herald is out of
       await expect(askWhileUnavailable(s.call, s.wait)).rejects.toMatchObject({ status });
       expect([s.calls(), s.waits]).toEqual([1, []]);
     }
+  });
+});
+
+describe('unavailableWaitMs (how long a load that found Herald out of reach waits before it runs again)', () => {
+  it('doubles from the first wait up to the longest, follows a Retry-After up to the same bound', () => {
+    const down = new ApiError(503, 50300, 'unavailable');
+    expect([0, 1, 2, 3, 4, 10].map((tries) => unavailableWaitMs(down, tries))).toEqual([
+      UNAVAILABLE_FIRST_WAIT_MS,
+      2 * UNAVAILABLE_FIRST_WAIT_MS,
+      4 * UNAVAILABLE_FIRST_WAIT_MS,
+      8 * UNAVAILABLE_FIRST_WAIT_MS,
+      UNAVAILABLE_MAX_WAIT_MS,
+      UNAVAILABLE_MAX_WAIT_MS,
+    ]);
+    expect(unavailableWaitMs(new ApiError(503, 50300, 'unavailable', null, 2), 5)).toBe(2_000);
+    expect(unavailableWaitMs(new ApiError(503, 50300, 'unavailable', null, 600), 0)).toBe(
+      UNAVAILABLE_MAX_WAIT_MS,
+    );
+  });
+
+  it('is null for anything else: a refusal, a server error, an error not from the API', () => {
+    for (const err of [new ApiError(404, 40401, 'no'), new ApiError(500, 50000, 'bug'), new Error('x')])
+      expect(unavailableWaitMs(err, 0)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { unavailableWaitMs } from '../api.ts';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -9,20 +10,26 @@ export interface Loaded<T> {
 
 /**
  * Runs `load` when `deps` change (and every `refreshMs` when given, while the tab is visible).
- * Only the latest call's answer is kept, so a slow old answer never overwrites a newer one.
+ * Only the latest call's answer is kept, so a slow old answer never overwrites a newer one. A
+ * load that found Herald out of reach (a 503 while its store is slow) is run again on its own,
+ * after 1, 2, 4 s and then every 10 s (unavailableWaitMs), its error shown meanwhile.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], refreshMs?: number): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<Error>();
   const [loading, setLoading] = useState(true);
   const seq = useRef(0);
+  const again = useRef<{ timer?: ReturnType<typeof setTimeout>; tries: number }>({ tries: 0 });
+  const latest = useRef<() => void>(() => {});
   // The caller names what the load depends on (as with useEffect).
   const run = useCallback(() => {
     const mine = ++seq.current;
+    clearTimeout(again.current.timer);
     setLoading(true);
     load().then(
       (d) => {
         if (mine !== seq.current) return;
+        again.current.tries = 0;
         setData(d);
         setError(undefined);
         setLoading(false);
@@ -31,9 +38,17 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], ref
         if (mine !== seq.current) return;
         setError(e instanceof Error ? e : new Error(String(e)));
         setLoading(false);
+        const waitMs = unavailableWaitMs(e, again.current.tries);
+        if (waitMs === null) return;
+        again.current.tries++;
+        again.current.timer = setTimeout(() => {
+          if (mine === seq.current) latest.current();
+        }, waitMs);
       },
     );
   }, deps);
+  latest.current = run;
+  useEffect(() => () => clearTimeout(again.current.timer), []);
   useEffect(() => {
     run();
     if (!refreshMs) return;

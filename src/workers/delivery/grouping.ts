@@ -33,7 +33,6 @@ import { templateVersionKey } from '../render-pool/compiled-templates.js';
 import type { GroupRenderInput } from '../render-pool/render-input.js';
 import { relayEdit } from '../sinks/relay-sink.js';
 import type { OutgoingMessage, SinkResult } from '../sinks/types.js';
-import type { Checked } from './message-checks.js';
 import { dispatch, type Sender } from './message-dispatch.js';
 
 /*
@@ -173,7 +172,6 @@ export async function dropDigestItems(ctx: ProcessContext, data: PipeJob): Promi
 export async function runGrouped<T>(
   ctx: ProcessContext,
   job: Job<PipeJob>,
-  checked: Checked,
   digest: DigestTake | null,
   runner: GroupedRunner<T>,
 ): Promise<T> {
@@ -188,7 +186,7 @@ export async function runGrouped<T>(
   const key = await renderGroupKey(ctx, data, grouping);
   if (key === null) return runner.send({});
   const groupId = groupHash(data.pipe_id, key);
-  if (grouping.mode === 'update') return updateInPlace(ctx, data, checked, grouping, key, groupId, runner);
+  if (grouping.mode === 'update') return updateInPlace(ctx, data, grouping, key, groupId, runner);
   return foldOrPass(ctx, data, grouping, key, groupId, runner);
 }
 
@@ -334,7 +332,6 @@ async function writeCarrier(redis: Redis, key: string, c: Carrier, ttlMs: number
 async function updateInPlace<T>(
   ctx: ProcessContext,
   data: PipeJob,
-  checked: Checked,
   g: PipeGrouping,
   key: string,
   groupId: string,

@@ -304,7 +304,7 @@ class PipeRun {
     );
     // A job that ran before (put off, retried, stalled) may hold a reservation or a kept payment.
     const mayHold = job.delay > 0 || job.attemptsMade > 0 || ranBefore(job);
-    return runGrouped(ctx, job, checked, digest, {
+    return runGrouped(ctx, job, digest, {
       send: (plan) => this.send(checked, bucketKey, mayHold, plan),
       folded: (into, upstream, mode) => this.folded(into, upstream, mode, checked.bot.sink),
       sentBefore: (upstream) => this.sentBefore(upstream, checked.bot.sink),
