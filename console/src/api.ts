@@ -148,7 +148,12 @@ export function unavailableWaitMs(err: unknown, tries: number): number | null {
  * all; then its last error. Only for calls that are safe to ask again, such as a replay batch,
  * which goes on from where the last call stopped.
  */
-export async function askWhileUnavailable<T>(call: () => Promise<T>, wait = sleep): Promise<T> {
+export async function askWhileUnavailable<T>(
+  call: () => Promise<T>,
+  wait = sleep,
+  /** Asked before each try after the first: false ends it with the last error (a Stop button). */
+  goOn: () => boolean = () => true,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
@@ -156,6 +161,7 @@ export async function askWhileUnavailable<T>(call: () => Promise<T>, wait = slee
       const ms = attempt < UNAVAILABLE_TRIES ? unavailableWaitMs(err, attempt - 1) : null;
       if (ms === null) throw err;
       await wait(ms);
+      if (!goOn()) throw err;
     }
   }
 }

@@ -45,6 +45,18 @@ describe('askWhileUnavailable (a replay batch asked again while Herald is out of
     expect(s.calls()).toBe(UNAVAILABLE_TRIES);
   });
 
+  it('asks no more once told to stop (the Stop button during a wait)', async () => {
+    const first = new ApiError(503, 50300, 'unavailable');
+    const s = scripted<string>([first, 'never asked']);
+    let stopped = false;
+    const wait = async (ms: number) => {
+      await s.wait(ms);
+      stopped = true;
+    };
+    await expect(askWhileUnavailable(s.call, wait, () => !stopped)).rejects.toBe(first);
+    expect(s.calls()).toBe(1);
+  });
+
   it('never asks again after an answer that is not about reaching Herald (400, 409, 500)', async () => {
     for (const status of [400, 409, 500]) {
       const s = scripted<string>([new ApiError(status, 40000, 'no'), 'never asked']);

@@ -434,16 +434,21 @@ function DeadLetters(props: {
       while (!stop.current) {
         const limit = nextBatchLimit(confirmed, done);
         if (limit === 0) break;
-        // A batch that Herald could not finish (a 503 under load) is asked again: it goes on from
-        // where it stopped, and the same died_before keeps it to the confirmed messages.
         const diedBefore = state.diedBefore;
-        const answer = await askWhileUnavailable(() =>
+        const post = () =>
           api.post<BatchAnswer>('/admin/api/delivery/replay-batch', {
             ...selection.body,
             limit,
             ...(diedBefore === undefined ? {} : { died_before: diedBefore }),
-          }),
-        );
+          });
+        // A batch that Herald could not finish (a 503 under load) is asked again once the run's
+        // died_before is known: it goes on from where it stopped, and died_before keeps it to the
+        // messages dead when the run began (a first call's replays that died again are not
+        // picked twice). Stop ends the waiting too.
+        const answer =
+          diedBefore === undefined
+            ? await post()
+            : await askWhileUnavailable(post, undefined, () => !stop.current);
         const handled = answer.replayed.length + answer.skipped.length;
         done += handled;
         state = {

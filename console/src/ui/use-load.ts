@@ -48,7 +48,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], ref
     );
   }, deps);
   latest.current = run;
-  useEffect(() => () => clearTimeout(again.current.timer), []);
+  // Another load (deps changed) or none (unmounted): an answer still on its way, or its retry,
+  // belongs to the old one, and the new one starts from the first wait.
+  useEffect(
+    () => () => {
+      seq.current++;
+      clearTimeout(again.current.timer);
+      again.current.tries = 0;
+    },
+    [run],
+  );
   useEffect(() => {
     run();
     if (!refreshMs) return;

@@ -92,6 +92,9 @@ export function parseDirectoryChange(text: string): DirectoryChange | null {
   };
 }
 
+/** How long the directory feed waits before a new connection after its SUBSCRIBE was refused, in ms. */
+const RESUBSCRIBE_RETRY_MS = 1_000;
+
 export interface DirectorySubscription {
   close(): Promise<void>;
 }
@@ -146,10 +149,15 @@ export async function subscribeDirectoryChanges(
         resubscribing = false;
         options.onResync?.();
       },
-      // Closed for good, or refused on a live connection (an ACL): then a new connection tries again.
-      () => {
+      // Closed for good, or refused on a live connection (an ACL): then a new connection tries
+      // again, after a pause (ioredis's own backoff starts anew on every 'ready').
+      (err: Error) => {
         resubscribing = false;
-        if (closing === undefined && sub.status === 'ready') sub.disconnect(true);
+        if (closing !== undefined || sub.status !== 'ready') return;
+        options.onError?.(err);
+        setTimeout(() => {
+          if (closing === undefined && sub.status === 'ready') sub.disconnect(true);
+        }, RESUBSCRIBE_RETRY_MS).unref();
       },
     );
   });
