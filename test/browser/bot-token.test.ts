@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectSecurePage, openPage, type Stack, screenshot, signIn, useStack } from './stack.js';
+import { expectSecurePage, openPage, type Stack, screenshot, signedIn, useStack } from './stack.js';
 
 /* A bot made in the Bots screen, its token shown once, rotated, and the old one refused. */
 let stack: Stack;
@@ -25,7 +25,7 @@ describe('a bot token', () => {
   it('is shown once with a copy button, rotated with a confirmation, and the old one stops working', async () => {
     const opened = await openPage(browser, { permissions: ['clipboard-read', 'clipboard-write'] });
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await nav(page, 'Bots');
     await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
     await page.getByText('There are no bots yet.').waitFor();

@@ -9,7 +9,7 @@ import {
   type Stack,
   screenshot,
   seedPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -56,7 +56,7 @@ describe('connect a sender', () => {
     const opened = await openPage(browser, { height: 1000 });
     const { context, page } = opened;
     onTestFailed(() => screenshot(page, 'connect-failed').then(() => undefined));
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await nav(page, 'Connect a sender');
     await page.getByRole('heading', { name: 'Connect a sender', level: 1 }).waitFor();
 
@@ -188,7 +188,7 @@ describe('connect a sender', () => {
     const opened = await openPage(browser);
     const { context, page } = opened;
     onTestFailed(() => screenshot(page, 'connect-sentry-failed').then(() => undefined));
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await nav(page, 'Connect a sender');
     await page.getByRole('combobox', { name: 'Sender' }).selectOption({ label: 'Sentry' });
     await page.getByRole('combobox', { name: 'Bot' }).selectOption({ label: 'Hook Bot' });
@@ -244,7 +244,7 @@ describe('connect a sender', () => {
     const opened = await openPage(browser, { height: 1200 });
     const { context, page } = opened;
     onTestFailed(() => screenshot(page, 'routing-failed').then(() => undefined));
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.goto(`${stack.baseUrl}/console/pipes/${encodeURIComponent(seeded.pipe.id)}`);
     await page.getByRole('heading', { name: 'Plain', level: 1 }).waitFor();
     const panel = page.getByRole('form', { name: 'Template and routing' });

@@ -6,7 +6,7 @@ import {
   type Stack,
   screenshot,
   sendThroughPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -21,7 +21,7 @@ describe('the guided first pipe', () => {
   it('walks an empty install to a pipe, and its first message shows in Deliveries as a drawn card', async () => {
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
 
     // An empty install: the overview points to the guide.
     await page.getByText('There are no bots yet.').waitFor();

@@ -9,7 +9,7 @@ import {
   screenshot,
   seedPipe,
   sendThroughPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -51,7 +51,7 @@ describe('the overview', () => {
   it('refreshes its numbers on its own and lists the worker process', async () => {
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByText(/refreshes every 5 s/).waitFor();
 
@@ -91,7 +91,7 @@ describe('the overview', () => {
   it('fits a phone: no sideways scrolling on the overview and deliveries, every nav link in view', async () => {
     const opened = await openPage(browser, { width: 375, height: 740 });
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('heading', { name: 'Worker processes' }).waitFor();
     await page
       .getByRole('table', { name: 'Dead letters by reason' })

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectSecurePage, openPage, type Stack, screenshot, seedPipe, signIn, useStack } from './stack.js';
+import { expectSecurePage, openPage, type Stack, screenshot, seedPipe, signedIn, useStack } from './stack.js';
 
 /* A pipe's captured payloads in the console: listed, opened, cleared, and capturing turned off. */
 let stack: Stack;
@@ -35,7 +35,7 @@ describe("a pipe's captured payloads", () => {
 
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.goto(`${stack.baseUrl}/console/pipes/${encodeURIComponent(seeded.pipe.id)}`);
     await page.getByRole('heading', { name: 'CI', level: 1 }).waitFor();

@@ -8,7 +8,7 @@ import {
   screenshot,
   seedPipe,
   sendThroughPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -39,7 +39,7 @@ describe('a message that fails for lack of permission', () => {
 
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('navigation', { name: 'Main navigation' }).waitFor();
 
     // Deliveries, failed only: both messages, with their reason.

@@ -250,6 +250,16 @@ export async function signIn(page: Page, stack: Stack, token = stack.adminToken)
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
+/**
+ * Signs in as signIn does and waits until the shell shows: a navigation started before that can
+ * cancel the sign-in's request, and the next page then opens signed out (seen in a loaded run of
+ * the connect journey).
+ */
+export async function signedIn(page: Page, stack: Stack, token = stack.adminToken): Promise<void> {
+  await signIn(page, stack, token);
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
 /** Ids and secrets of a pipe made through the admin API, as a script would set one up. */
 export interface SeededPipe {
   bot: { id: string; name: string; user_id: string };

@@ -8,7 +8,7 @@ import {
   type Stack,
   screenshot,
   seedPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -79,7 +79,7 @@ describe('the template studio', () => {
     const opened = await openPage(browser, { height: 1000 });
     const { context, page } = opened;
     onTestFailed(() => screenshot(page, 'studio-failed').then(() => undefined));
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await nav(page, 'Gallery');
     await page.getByRole('link', { name: 'GitLab push', exact: true }).click();
     await page.getByRole('heading', { name: 'GitLab push', level: 1 }).waitFor();
@@ -237,7 +237,7 @@ describe('the template studio', () => {
     expect(await devReview.getByRole('button', { name: 'Approve' }).count()).toBe(0);
 
     const ops = await openPage(browser);
-    await signIn(ops.page, stack);
+    await signedIn(ops.page, stack);
     await ops.page.getByRole('button', { name: 'Sign out' }).waitFor();
     await ops.page.goto(`${stack.baseUrl}/console/templates/${id}`);
     const opsReview = ops.page.getByRole('region', { name: 'Review' });

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectSecurePage, openPage, type Stack, screenshot, signIn, useStack } from './stack.js';
+import { expectSecurePage, openPage, type Stack, screenshot, signedIn, useStack } from './stack.js';
 
 /*
  * The template editor in the console as built: styled under the console's CSP (CodeMirror's
@@ -24,7 +24,7 @@ describe('the template editor', () => {
     );
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await page.goto(`${stack.baseUrl}/console/templates/new?bot_id=${bot.id}`);
     const template = page.getByRole('textbox', { name: 'Template', exact: true });

@@ -8,7 +8,7 @@ import {
   screenshot,
   seedPipe,
   sendThroughPipe,
-  signIn,
+  signedIn,
   useStack,
 } from './stack.js';
 
@@ -46,7 +46,7 @@ describe('the template studio', () => {
 
     const opened = await openPage(browser);
     const { context, page } = opened;
-    await signIn(page, stack);
+    await signedIn(page, stack);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     await page.goto(`${stack.baseUrl}/console/templates/${model.id}`);
     const drawn = page.locator('.studio-drawn');
