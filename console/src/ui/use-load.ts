@@ -12,7 +12,7 @@ export interface Loaded<T> {
  * Runs `load` when `deps` change (and every `refreshMs` when given, while the tab is visible).
  * Only the latest call's answer is kept, so a slow old answer never overwrites a newer one. A
  * load that found Herald out of reach (a 503 while its store is slow) is run again on its own,
- * after 1, 2, 4 s and then every 10 s (unavailableWaitMs), its error shown meanwhile.
+ * after 1, 2, 4, 8 s and then every 10 s (unavailableWaitMs), its error shown meanwhile.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], refreshMs?: number): Loaded<T> {
   const [data, setData] = useState<T>();
