@@ -131,8 +131,8 @@ export default defineConfig({
           name: 'upstream-rate',
           include: upstreamRate,
           globalSetup: services,
-          // Alone: beside the shared-limit test's worker processes starting, a new bot's first
-          // burst reached the relay 30-70 ms after its budget's answer (docs/testing.md).
+          // Alone: other files' processes starting beside it delay a burst past its 50 ms of
+          // slack at the relay (docs/testing.md).
           sequence: { groupOrder: 4 },
           maxWorkers: 1,
         },

@@ -252,8 +252,7 @@ export async function signIn(page: Page, stack: Stack, token = stack.adminToken)
 
 /**
  * Signs in as signIn does and waits until the shell shows: a navigation started before that can
- * cancel the sign-in's request, and the next page then opens signed out (seen in a loaded run of
- * the connect journey).
+ * cancel the sign-in's request, and the next page then opens signed out.
  */
 export async function signedIn(page: Page, stack: Stack, token = stack.adminToken): Promise<void> {
   await signIn(page, stack, token);

@@ -125,8 +125,8 @@ export async function subscribeDirectoryChanges(
   const channel = directoryChangeChannel(config.redisPrefix);
   // Named, so that an operator (or a test) can find it in CLIENT LIST.
   // Subscribed again by this code after a reconnect, not by ioredis: its own resubscribe has no
-  // handler, so a connection lost again before the answer was an unhandled rejection (which ends
-  // a Node process), and 'ready' came before the subscription was confirmed.
+  // handler (a connection lost before the answer is an unhandled rejection, which ends the
+  // process), and its 'ready' comes before the subscription is confirmed.
   const sub = createRedis(config, 'subscriber', {
     connectionName: directoryFeedName(config.redisPrefix),
     autoResubscribe: false,
