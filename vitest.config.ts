@@ -48,6 +48,7 @@ const processes = [
   'test/workers/shutdown.test.ts',
   'test/workers/grouping-processes.test.ts',
   'test/workers/stalled.test.ts',
+  'test/workers/in-doubt.test.ts',
 ];
 
 /** Tests that judge a bot's rate by the arrival times at a relay, across worker instances. */

@@ -67,6 +67,13 @@ export interface Config {
   readonly metricsPort: number;
   /** How long one relay request may take before it is retried as UPSTREAM_TIMEOUT, in ms. */
   readonly relayTimeoutMs: number;
+  /**
+   * DELIVERY_IN_DOUBT: what a relay message whose request may have reached the relay without its
+   * answer being kept (its worker died mid-request, or the relay did not answer in time) becomes.
+   * `resend` (default): posted again (at least once: a duplicate now and then). `hold`: failed
+   * with reason IN_DOUBT, for an operator to check and replay (at most once).
+   */
+  readonly deliveryInDoubt: DeliveryInDoubt;
   /** How long after it was queued a message may still wait out relay 429s, in ms. */
   readonly relayRateLimitPatienceMs: number;
   /** A worker's lock on a job, in ms; always longer than relayTimeoutMs (checked here). */
@@ -197,6 +204,9 @@ function parseKey(name: string, raw: string): Buffer {
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const REDIS_MODES: readonly RedisMode[] = ['standalone', 'cluster', 'sentinel'];
+
+export type DeliveryInDoubt = 'resend' | 'hold';
+const IN_DOUBT_CHOICES: readonly DeliveryInDoubt[] = ['resend', 'hold'];
 
 /** `host:port` items, comma separated (IPv6 hosts in brackets). */
 function hostPorts(name: string, raw: string): RedisNode[] {
@@ -331,6 +341,12 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     throw new ConfigError('config: REDIS_PREFIX must be 1-64 letters, digits, "_", "." or "-"');
   }
   const relayTimeoutMs = int(env, 'RELAY_TIMEOUT_MS', D.DEFAULT_RELAY_TIMEOUT_MS, 100, 600_000);
+  const deliveryInDoubt = str(env, 'DELIVERY_IN_DOUBT', 'resend') as DeliveryInDoubt;
+  if (!IN_DOUBT_CHOICES.includes(deliveryInDoubt)) {
+    throw new ConfigError(
+      `config: DELIVERY_IN_DOUBT must be one of ${IN_DOUBT_CHOICES.join(', ')} (got "${deliveryInDoubt}")`,
+    );
+  }
   const lockDurationMs = int(env, 'LOCK_DURATION_MS', D.DEFAULT_LOCK_DURATION_MS, 1_000, 3_600_000);
   // Refused rather than silently raised: an operator who lengthens the relay timeout should
   // decide the lock too (it is also how long a dead worker's jobs wait to be taken over).
@@ -372,6 +388,7 @@ export function loadConfig(env: Env = process.env, fallbacks: Env = {}): Config 
     renderThreads: int(env, 'RENDER_THREADS', D.DEFAULT_RENDER_THREADS, 0, 64),
     metricsPort: int(env, 'METRICS_PORT', D.DEFAULT_METRICS_PORT, 0, 65535),
     relayTimeoutMs,
+    deliveryInDoubt,
     relayRateLimitPatienceMs: int(
       env,
       'RELAY_RATE_LIMIT_PATIENCE_MS',

@@ -362,6 +362,12 @@ export const CATALOGUE = {
     '处理该消息的进程多次中断',
     'The processes handling this message stopped too many times',
   ),
+  DELIVERY_IN_DOUBT: def(
+    50004,
+    500,
+    '转发目标可能已收到该消息，但未能记录其答复：{detail}；按 DELIVERY_IN_DOUBT=hold 不再重发，请确认频道后再决定是否重放',
+    'The relay target may have this message, but its answer was not kept: {detail}; not sent again (DELIVERY_IN_DOUBT=hold): check the channel before replaying it',
+  ),
   DELIVERY_INTERNAL: def(
     50003,
     500,
@@ -455,6 +461,12 @@ export const DELIVERY_REASONS = {
   DEPENDENCY_DOWN: reason('DEPENDENCY_DOWN', true),
   /** Worker processes died while holding the message more than MAX_STALLED_COUNT times. */
   STALLED: reason('DELIVERY_STALLED', false),
+  /**
+   * With DELIVERY_IN_DOUBT=hold: the relay was asked and no answer was kept (its worker died
+   * mid-request, or the relay did not answer within RELAY_TIMEOUT_MS). Not retried: the relay
+   * may have the message, and a second request would repeat it.
+   */
+  IN_DOUBT: reason('DELIVERY_IN_DOUBT', false),
   /**
    * An unexpected error (a bug); retried, then recorded with a generic message and an error id
    * (the error itself is in the worker's log under that id).

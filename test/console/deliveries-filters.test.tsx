@@ -5,6 +5,7 @@ import {
   filtersFromQuery,
   filtersToApi,
   filtersToQuery,
+  KNOWN_REASONS,
   localInputToMs,
   msToLocalInput,
   nextBatchLimit,
@@ -12,7 +13,16 @@ import {
   replayBatchFilter,
 } from '../../console/src/deliveries.ts';
 
+import { DELIVERY_REASONS } from '../../src/errors/index.js';
+
 const q = (s: string) => new URLSearchParams(s);
+
+describe("the reason filter's suggestions", () => {
+  it('offer every reason a delivery can be recorded with', () => {
+    const offered: readonly string[] = KNOWN_REASONS;
+    expect(Object.keys(DELIVERY_REASONS).filter((r) => !offered.includes(r))).toEqual([]);
+  });
+});
 
 describe('delivery filters in the console URL', () => {
   it('opens on every status with no query', () => {

@@ -124,12 +124,25 @@ async function sentInEarlierRun(
     throw err;
   });
   if (bot?.sink === 'relay') {
-    const outcome = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id, job.data.bot_id);
+    const earlier = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id, job.data.bot_id);
     // Its rendered message went into the sent log with that run's outcome, unless the entry was
     // lost after the answer (a cluster: then the entry is appended again, without it).
-    return outcome
-      ? { outcome, sink: 'relay', relayed: ctx.sentLog.entryKeptWithAnswer, rendered: null }
-      : null;
+    if (earlier?.kind === 'answered')
+      return {
+        outcome: earlier.outcome,
+        sink: 'relay',
+        relayed: ctx.sentLog.entryKeptWithAnswer,
+        rendered: null,
+      };
+    if (earlier?.kind === 'asking' && ctx.deps.config.deliveryInDoubt === 'hold') {
+      const part = await askedWithoutAnswer(ctx, job, earlier.asking);
+      if (part !== null) {
+        throw fail(REASON.IN_DOUBT, {
+          detail: `the worker stopped while the relay was being asked${part > 0 ? ` (part ${part + 1})` : ''}`,
+        });
+      }
+    }
+    return null;
   }
   const message = await ctx.deps.store.messages.get(job.data.msg_id).catch((err: unknown) => {
     // A store-sink message cannot be stored meanwhile either, and its next run looks again.
@@ -158,6 +171,33 @@ async function sentInEarlierRun(
     relayed: false,
     rendered: keptRendered(message.type, message.content),
   };
+}
+
+/**
+ * The note a run leaves under the message's answer key before it asks the relay
+ * (SentLog.noteAsking, DELIVERY_IN_DOUBT=hold): the job's queueing (a replay is a new job), its
+ * attempt (a retry after a relay 5xx asks anew) and the part.
+ */
+const askingNote = (job: Job<PipeJob>, part: number): string =>
+  `${job.timestamp}:${job.attemptsMade}:${part}`;
+
+/**
+ * The part an earlier run of this attempt asked the relay for without an answer kept, or null:
+ * the note is another job's or attempt's, or its part's answer was kept (message-parts.ts).
+ */
+async function askedWithoutAnswer(
+  ctx: ProcessContext,
+  job: Job<PipeJob>,
+  asking: string,
+): Promise<number | null> {
+  const part = Number(asking.slice(asking.lastIndexOf(':') + 1));
+  if (!Number.isInteger(part) || asking !== askingNote(job, part)) return null;
+  const progress = await new PartProgress(
+    ctx.deps.redis,
+    ctx.deps.config.redisPrefix,
+    job.data.msg_id,
+  ).read();
+  return progress.sent.has(part) ? null : part;
 }
 
 /**
@@ -216,6 +256,8 @@ class PipeRun {
    */
   private payment: Payment | null = null;
   private relaySaw = false;
+  /** The relay was asked to create a message (not to edit one): a timeout leaves it in doubt. */
+  private askingCreate = false;
   /**
    * How long this run's render took (ms): a message put off after it comes back that much
    * earlier, so that its next render ends before its turn (and the send is not late).
@@ -261,6 +303,11 @@ class PipeRun {
         });
       }
       const reason = describeFailure(failure).reason;
+      // No answer in time: the relay may have taken the message (DELIVERY_IN_DOUBT).
+      if (reason === REASON.UPSTREAM_TIMEOUT && this.askingCreate && deps.config.deliveryInDoubt === 'hold') {
+        const held = fail(REASON.IN_DOUBT, { detail: `no answer within ${deps.config.relayTimeoutMs} ms` });
+        return { kind: 'fail', reason: REASON.IN_DOUBT, failure: held };
+      }
       const next = afterFailure(
         failure,
         reason,
@@ -356,11 +403,25 @@ class PipeRun {
       if (turn) return turn;
       const message = { ...part, create_at: deps.now() };
       this.relaySaw = checked.bot.sink === 'relay';
-      // An update in place edits its group's carrier (grouping.ts); it is one part (above).
-      const result: GroupSinkResult = plan.dispatch
-        ? await plan.dispatch(message, sender)
-        : await dispatch(ctx, sender, message);
-      if (result.kind === 'rate_limited') return this.wait(result.waitMs, 'upstream');
+      // An edit asked twice changes nothing; a message asked twice is sent twice.
+      this.askingCreate = this.relaySaw && plan.dispatch === undefined;
+      const noted = this.askingCreate && deps.config.deliveryInDoubt === 'hold';
+      if (noted) await ctx.sentLog.noteAsking(data.msg_id, data.bot_id, askingNote(job, i));
+      let result: GroupSinkResult;
+      try {
+        // An update in place edits its group's carrier (grouping.ts); it is one part (above).
+        result = plan.dispatch ? await plan.dispatch(message, sender) : await dispatch(ctx, sender, message);
+      } catch (err) {
+        // The relay answered that it did not take it (a 5xx, a 4xx, a refused connection): the
+        // next try may ask again. Only no answer in time leaves it in doubt.
+        if (noted && describeFailure(asDeliveryFailure(err)).reason !== REASON.UPSTREAM_TIMEOUT)
+          await ctx.sentLog.forgetAsking(data.msg_id, data.bot_id);
+        throw err;
+      }
+      if (result.kind === 'rate_limited') {
+        if (noted) await ctx.sentLog.forgetAsking(data.msg_id, data.bot_id);
+        return this.wait(result.waitMs, 'upstream');
+      }
       // Spent: not a payment to leave to the next run, should what follows fail.
       this.payment = null;
       // The store sink took the message when it was handed over (its timeline's create_at): the

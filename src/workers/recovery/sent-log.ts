@@ -71,6 +71,12 @@ export const RELAY_ANSWER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 type Entry = SentItem;
 
+/** What answerOfEarlierRun found. */
+export type EarlierAnswer =
+  | { readonly kind: 'answered'; readonly outcome: SentOutcome }
+  | { readonly kind: 'asking'; readonly asking: string }
+  | null;
+
 /** What append() is told besides the outcome. */
 export interface AppendOptions {
   /** A relay took the message (its answer is kept for a re-run, see append()). */
@@ -252,8 +258,42 @@ export class SentLog {
     return !isCluster(this.redis);
   }
 
-  /** The outcome a relay answered for `msgId` (of `botId`) in an earlier run of its job, if one did. */
-  async answerOfEarlierRun(msgId: string, botId: string): Promise<SentOutcome | null> {
+  /**
+   * Notes under the message's answer key that its relay is about to be asked (`asking` names the
+   * job, its attempt and the part: AskingNote), for DELIVERY_IN_DOUBT=hold. The answer, once
+   * kept, takes its place; a re-run that finds the note instead knows the relay may have the
+   * message (answerOfEarlierRun).
+   */
+  async noteAsking(msgId: string, botId: string, asking: string): Promise<void> {
+    const { config } = this.deps;
+    try {
+      await this.redis.set(
+        relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)),
+        JSON.stringify({ asking }),
+        'PX',
+        RELAY_ANSWER_KEEP_MS,
+      );
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+  }
+
+  /** Takes back noteAsking's note: the relay answered that it did not take the message. */
+  async forgetAsking(msgId: string, botId: string): Promise<void> {
+    const { config } = this.deps;
+    try {
+      await this.redis.del(relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)));
+    } catch (err) {
+      throw asRedisDependencyError(err);
+    }
+  }
+
+  /**
+   * What an earlier run of `msgId`'s job (of `botId`) left under its answer key: the relay's
+   * answer (the message was sent), the note that the relay was being asked (noteAsking), or
+   * nothing.
+   */
+  async answerOfEarlierRun(msgId: string, botId: string): Promise<EarlierAnswer> {
     let raw: string | null;
     const { config } = this.deps;
     try {
@@ -261,7 +301,9 @@ export class SentLog {
     } catch (err) {
       throw asRedisDependencyError(err);
     }
-    return raw === null ? null : (JSON.parse(raw) as SentOutcome);
+    if (raw === null) return null;
+    const kept = JSON.parse(raw) as SentOutcome | { asking: string };
+    return 'asking' in kept ? { kind: 'asking', asking: kept.asking } : { kind: 'answered', outcome: kept };
   }
 
   /** Starts the flusher of this process. */

@@ -1,0 +1,165 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryRecord } from '../../src/store/index.js';
+import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { WorkerProcesses } from '../helpers/worker-process.js';
+import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+
+/**
+ * DELIVERY_IN_DOUBT=hold: a relay message whose request may have reached the relay without its
+ * answer being kept is failed with IN_DOUBT, never posted a second time by Herald itself; an
+ * operator's replay posts it again. (With the default, resend, the re-run posts it again:
+ * stalled.test.ts.) Workers are compiled processes so that a SIGKILL reaches the worker itself.
+ */
+const SETTINGS = {
+  LOCK_DURATION_MS: '2000',
+  STALLED_INTERVAL_MS: '500',
+  RELAY_TIMEOUT_MS: '1500',
+  DELIVERY_IN_DOUBT: 'hold',
+};
+
+let app: TestApp;
+let relay: RelayServer;
+let inProcess: RunningWorkers | undefined;
+let workers: WorkerProcesses;
+/** Answers the relay held back, so that the relay can be closed at the end. */
+const held: ServerResponse[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp('worker_in_doubt', { ...SETTINGS, METRICS_PORT: '0', HOST: '127.0.0.1' });
+  relay = await startRelayServer();
+  workers = new WorkerProcesses(app, SETTINGS);
+});
+
+afterAll(async () => {
+  await workers?.killLeftovers();
+  await inProcess?.close(2_000);
+  for (const res of held) res.destroy();
+  await relay?.close();
+  await app?.close();
+});
+
+const recordOf = (msgId: string) => app.res.store.deliveries.get(msgId);
+
+describe('with DELIVERY_IN_DOUBT=hold', () => {
+  it('a message whose worker died while the relay held its request is failed IN_DOUBT, not posted again; a replay posts it', async () => {
+    let holding = true;
+    relay.handler = (body, res) => {
+      if (holding) held.push(res);
+      else ok(res, `up-${String(body.nonce)}`);
+    };
+    const w = await createRelayWorld(app, relay.url, { name: 'in doubt bot', upstream_token: 'tok-doubt' });
+    const pipe = await createPipe(app, w);
+    const msgId = await sendPipe(app, pipe.token, { content: 'did it arrive?' });
+
+    const worker = workers.start();
+    await expect
+      .poll(() => relay.requests.length, {
+        timeout: 20_000,
+        interval: 10,
+        message: `${worker.out.join('')} ${worker.err.join('')}`,
+      })
+      .toBe(1);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    expect(worker.child.signalCode).toBe('SIGKILL');
+
+    // A healthy worker takes the stalled job over and finds the relay was asked, no answer kept.
+    inProcess = await startWorkers(app.res, app.res.pipeRuntime.queue);
+    await expect
+      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+      .toBe('failed');
+    expect(await recordOf(msgId)).toMatchObject({
+      status: 'failed',
+      reason: 'IN_DOUBT',
+      code: 50004,
+      sent_at: null,
+    });
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId]);
+    const status = await app.request<Record<string, unknown>>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+      { headers: { Authorization: `Pipe ${pipe.token}` } },
+    );
+    expect(status.body.data).toMatchObject({ status: 'failed', error: { reason: 'IN_DOUBT', code: 50004 } });
+    expect(String((status.body.data as { error: { message: string } }).error.message)).toContain(
+      'the worker stopped while the relay was being asked',
+    );
+
+    // The operator looked: not in the channel. A replay is a new job, which asks the relay again.
+    holding = false;
+    const replay = await app.request('POST', '/admin/api/delivery/replay', {
+      admin: true,
+      json: { msg_id: msgId },
+    });
+    expect(replay.status).toBe(200);
+    await expect.poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000 }).toBe('sent');
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    expect((await recordOf(msgId)) as DeliveryRecord).toMatchObject({
+      upstream_msg_id: `up-${msgId}`,
+      replays: 1,
+    });
+  }, 60_000);
+
+  it('a relay that does not answer within RELAY_TIMEOUT_MS leaves the message IN_DOUBT at once, not retried', async () => {
+    relay.handler = (_body, res) => {
+      held.push(res);
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'silent relay bot',
+      upstream_token: 'tok-silent',
+    });
+    const pipe = await createPipe(app, w);
+    inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
+    const msgId = await sendPipe(app, pipe.token, { content: 'no answer' });
+    await expect
+      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+      .toBe('failed');
+    expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', code: 50004, attempts: 1 });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+  }, 30_000);
+
+  it('a relay 500 is still retried: the relay said it did not take the message', async () => {
+    relay.handler = (body, res, n) => {
+      if (n === before + 1) {
+        res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ code: 500, message: 'busy' }));
+      } else ok(res, `up-${String(body.nonce)}`);
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, { name: 'busy relay bot', upstream_token: 'tok-busy' });
+    const pipe = await createPipe(app, w);
+    inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
+    const msgId = await sendPipe(app, pipe.token, { content: 'second time lucky' });
+    await expect
+      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+      .toBe('sent');
+    expect(await recordOf(msgId)).toMatchObject({ attempts: 2 });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+  }, 30_000);
+
+  it('a relay 429 is waited out and asked again: the relay said it did not take the message', async () => {
+    relay.handler = (body, res, n) => {
+      if (n === before + 1) {
+        res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+        res.end(JSON.stringify({ code: 429, message: 'slow down' }));
+      } else ok(res, `up-${String(body.nonce)}`);
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'limited relay bot',
+      upstream_token: 'tok-429',
+    });
+    const pipe = await createPipe(app, w);
+    inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
+    const msgId = await sendPipe(app, pipe.token, { content: 'after the wait' });
+    await expect
+      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+      .toBe('sent');
+    // The wait spent no attempt; its run after the wait found no note of a request left unanswered.
+    expect(await recordOf(msgId)).toMatchObject({ attempts: 1, reason: null });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+  }, 30_000);
+});
