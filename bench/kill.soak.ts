@@ -245,6 +245,13 @@ try {
   console.log(
     `failed: ${fmt(counts.failed ?? 0)}${failedReasons.size ? ` (${[...failedReasons].map(([r, n]) => `${r}: ${n}`).join(', ')})` : ''}`,
   );
+  if (failedIds.size > 0) {
+    // Held IN_DOUBT (DELIVERY_IN_DOUBT=hold) or failed otherwise: did the relay have them?
+    const atRelay = [...failedIds].filter((id) => perNonce.has(id)).length;
+    console.log(
+      `  of the failed, at the relay: ${atRelay}; not: ${failedIds.size - atRelay} (a replay sends those)`,
+    );
+  }
   if (unfinished > 0) console.log(`NOT FINISHED after ${DRAIN_TIMEOUT_MS} ms: ${unfinished}`);
   console.log(`lost: ${lost.length}${lost.length ? ` (${lost.slice(0, 10).join(', ')})` : ''}`);
   if (strangers > 0) console.log(`relay requests with a nonce never accepted: ${strangers}`);
