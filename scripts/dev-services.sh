@@ -83,11 +83,33 @@ ensure_ferretdb() {
   fi
   build_ferretdb
   mkdir -p "$DATA_DIR/ferretdb/sqlite"
+  if ! start_ferretdb; then
+    # A test database left broken by a FerretDB that died mid-write (seen once: SIGBUS in SQLite's
+    # WAL) stops the next start ("no such table"). Test databases are disposable: set them aside
+    # and start again; anything else is left for a person to look at.
+    local broken="$DATA_DIR/ferretdb/broken-$(date +%s)"
+    mkdir -p "$broken"
+    mv "$DATA_DIR/ferretdb/sqlite"/herald_test_* "$broken"/ 2>/dev/null || true
+    log "FerretDB did not start (its log: $DATA_DIR/ferretdb/ferretdb.log); moved the test databases to $broken and trying again"
+    start_ferretdb || exit 1
+  fi
+  log "started FerretDB $FERRETDB_VERSION (SQLite in $DATA_DIR/ferretdb/sqlite) at $MONGO_HOST:$MONGO_PORT"
+}
+
+start_ferretdb() {
+  local log_file="$DATA_DIR/ferretdb/ferretdb.log"
   nohup "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$DATA_DIR/ferretdb/sqlite/" \
     --state-dir="$DATA_DIR/ferretdb" --listen-addr="$MONGO_HOST:$MONGO_PORT" \
-    --telemetry=disable --log-level=warn >"$DATA_DIR/ferretdb/ferretdb.log" 2>&1 &
-  wait_port "$MONGO_HOST" "$MONGO_PORT" FerretDB
-  log "started FerretDB $FERRETDB_VERSION (SQLite in $DATA_DIR/ferretdb/sqlite) at $MONGO_HOST:$MONGO_PORT"
+    --telemetry=disable --log-level=warn >"$log_file" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 100); do
+    port_open "$MONGO_HOST" "$MONGO_PORT" && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  log "FerretDB did not start listening on $MONGO_HOST:$MONGO_PORT"
+  return 1
 }
 
 WANT_CLUSTER=${HERALD_REDIS_CLUSTER:-0}
