@@ -4,7 +4,16 @@ import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { WorkerProcesses } from '../helpers/worker-process.js';
-import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+import {
+  answer,
+  createPipe,
+  createRelayWorld,
+  createTemplate,
+  ok,
+  type RelayServer,
+  sendPipe,
+  startRelayServer,
+} from './helpers.js';
 
 /**
  * DELIVERY_IN_DOUBT=hold: a relay message whose request may have reached the relay without its
@@ -161,5 +170,51 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     // The wait spent no attempt; its run after the wait found no note of a request left unanswered.
     expect(await recordOf(msgId)).toMatchObject({ attempts: 1, reason: null });
     expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+  }, 30_000);
+
+  it('a relay that drops the connection once it has the request, or a gateway 504, leaves the message IN_DOUBT', async () => {
+    relay.handler = (body, res) => {
+      if (String(body.content).startsWith('drop')) res.socket?.destroy();
+      else answer(res, 504, { code: 504, message: 'gateway timeout' });
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'dropping relay bot',
+      upstream_token: 'tok-drop',
+    });
+    const pipe = await createPipe(app, w);
+    inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
+    const dropped = await sendPipe(app, pipe.token, { content: 'drop me' });
+    const gateway = await sendPipe(app, pipe.token, { content: 'behind a gateway' });
+    for (const id of [dropped, gateway])
+      await expect
+        .poll(async () => (await recordOf(id))?.status, { timeout: 15_000, interval: 50 })
+        .toBe('failed');
+    expect(await recordOf(dropped)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
+    expect(await recordOf(gateway)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([dropped, gateway]);
+  }, 30_000);
+
+  it("an update-mode group's first message, posted without an answer in time, is IN_DOUBT, not posted again", async () => {
+    relay.handler = (_body, res) => {
+      held.push(res);
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'update group bot',
+      upstream_token: 'tok-update',
+    });
+    const template = await createTemplate(app, w, 'alert {{ data.alert }}');
+    const pipe = await createPipe(app, w, {
+      template_id: template,
+      grouping: { key: '{{ data.group }}', mode: 'update', window_s: 3600 },
+    });
+    inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
+    const msgId = await sendPipe(app, pipe.token, { group: 'g', alert: 'disk' });
+    await expect
+      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+      .toBe('failed');
+    expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
   }, 30_000);
 });

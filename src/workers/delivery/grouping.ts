@@ -81,8 +81,15 @@ export interface GroupedRunner<T> {
 /** How a grouped message is sent. */
 export interface SendPlan {
   readonly group?: GroupRenderInput;
-  /** Sends the rendered message instead of the sink's plain post (update mode). */
-  readonly dispatch?: (m: OutgoingMessage, sender: Sender) => Promise<GroupSinkResult>;
+  /**
+   * Sends the rendered message instead of the sink's plain post (update mode); `beforeCreate`
+   * right before a request that creates a message (not before an edit).
+   */
+  readonly dispatch?: (
+    m: OutgoingMessage,
+    sender: Sender,
+    beforeCreate: () => Promise<void>,
+  ) => Promise<GroupSinkResult>;
 }
 
 /** A sink's answer, and the carrier a message went into when it edited one. */
@@ -359,7 +366,7 @@ async function updateInPlace<T>(
     };
     return runner.send({
       group: { meta },
-      dispatch: async (m, sender) => {
+      dispatch: async (m, sender, beforeCreate) => {
         if (carrier !== null) {
           const edited = await editCarrier(ctx, sender, carrier, m);
           if (edited.kind === 'rate_limited') return edited;
@@ -368,6 +375,7 @@ async function updateInPlace<T>(
             return { kind: 'sent', upstream_msg_id: carrier.upstream_msg_id, folded_into: carrier.msg_id };
           }
         }
+        await beforeCreate();
         const posted = await dispatch(ctx, sender, m);
         if (posted.kind === 'rate_limited') return posted;
         await writeCarrier(

@@ -16,7 +16,7 @@ import {
   type SentOutcome,
 } from '../../domain/deliveries/records.js';
 import { noteWait } from '../../domain/deliveries/wait-notes.js';
-import { DependencyError, type HeraldError } from '../../errors/index.js';
+import { type DeliveryError, DependencyError, type HeraldError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
@@ -24,6 +24,7 @@ import { botSlotTag } from '../../redis/partitions.js';
 import type { BotRecord, DeliveryPart, StoredRendered } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
+import { relayVerdict } from '../sinks/relay-sink.js';
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
@@ -99,6 +100,21 @@ const ranBefore = (job: Job<PipeJob>): boolean =>
   job.stalledCounter > 0 || job.attemptsStarted > job.attemptsMade + 1;
 
 /**
+ * What sentInEarlierRun found: the message sent, or the relay asked for part `part` by an
+ * earlier run of this attempt with no answer kept (DELIVERY_IN_DOUBT=hold), or neither.
+ */
+type EarlierRun =
+  | {
+      readonly kind: 'sent';
+      readonly outcome: SentOutcome;
+      readonly sink: string;
+      readonly relayed: boolean;
+      readonly rendered: StoredRendered | null;
+    }
+  | { readonly kind: 'asked'; readonly part: number }
+  | null;
+
+/**
  * A job run again after its worker died, or after an outage cut its run short, may have reached
  * its sink already: the store sink's insert landed, or the relay answered 2xx, and its answer or
  * what came after did not. The message is then sent, whatever the checks would now say (the pipe
@@ -111,12 +127,7 @@ async function sentInEarlierRun(
   ctx: ProcessContext,
   job: Job<PipeJob>,
   attempt: number,
-): Promise<{
-  outcome: SentOutcome;
-  sink: string;
-  relayed: boolean;
-  rendered: StoredRendered | null;
-} | null> {
+): Promise<EarlierRun> {
   if (!ranBefore(job)) return null;
   const bot = await ctx.caches.bots.get(job.data.bot_id).catch((err: unknown) => {
     // The database is away: the run goes on (its checks wait for the database in turn).
@@ -129,18 +140,17 @@ async function sentInEarlierRun(
     // lost after the answer (a cluster: then the entry is appended again, without it).
     if (earlier?.kind === 'answered')
       return {
+        kind: 'sent',
         outcome: earlier.outcome,
         sink: 'relay',
         relayed: ctx.sentLog.entryKeptWithAnswer,
         rendered: null,
       };
+    // Held only where this run would ask again (PipeRun.beforeCreate): an update-mode message
+    // whose carrier says it was posted is sent, whatever the note.
     if (earlier?.kind === 'asking' && ctx.deps.config.deliveryInDoubt === 'hold') {
       const part = await askedWithoutAnswer(ctx, job, earlier.asking);
-      if (part !== null) {
-        throw fail(REASON.IN_DOUBT, {
-          detail: `the worker stopped while the relay was being asked${part > 0 ? ` (part ${part + 1})` : ''}`,
-        });
-      }
+      if (part !== null) return { kind: 'asked', part };
     }
     return null;
   }
@@ -160,6 +170,7 @@ async function sentInEarlierRun(
   const parts = allSent(progress);
   if (progress.count !== null && !parts) return null;
   return {
+    kind: 'sent',
     outcome: {
       sent_at: message.create_at,
       upstream_msg_id: null,
@@ -256,8 +267,8 @@ class PipeRun {
    */
   private payment: Payment | null = null;
   private relaySaw = false;
-  /** The relay was asked to create a message (not to edit one): a timeout leaves it in doubt. */
-  private askingCreate = false;
+  /** The part an earlier run of this attempt asked the relay for, no answer kept (sentInEarlierRun). */
+  private askedBefore: number | null = null;
   /**
    * How long this run's render took (ms): a message put off after it comes back that much
    * earlier, so that its next render ends before its turn (and the send is not late).
@@ -303,11 +314,6 @@ class PipeRun {
         });
       }
       const reason = describeFailure(failure).reason;
-      // No answer in time: the relay may have taken the message (DELIVERY_IN_DOUBT).
-      if (reason === REASON.UPSTREAM_TIMEOUT && this.askingCreate && deps.config.deliveryInDoubt === 'hold') {
-        const held = fail(REASON.IN_DOUBT, { detail: `no answer within ${deps.config.relayTimeoutMs} ms` });
-        return { kind: 'fail', reason: REASON.IN_DOUBT, failure: held };
-      }
       const next = afterFailure(
         failure,
         reason,
@@ -332,7 +338,8 @@ class PipeRun {
     const { ctx, job, data } = this;
     const { deps } = ctx;
     const earlier = await sentInEarlierRun(ctx, job, this.attempt);
-    if (earlier) {
+    if (earlier?.kind === 'asked') this.askedBefore = earlier.part;
+    else if (earlier) {
       if (!earlier.relayed)
         await ctx.sentLog.append(this.ids, earlier.outcome, { rendered: earlier.rendered });
       // Counted here: the run that sent it died before it could.
@@ -404,22 +411,25 @@ class PipeRun {
       const message = { ...part, create_at: deps.now() };
       this.relaySaw = checked.bot.sink === 'relay';
       // An edit asked twice changes nothing; a message asked twice is sent twice.
-      this.askingCreate = this.relaySaw && plan.dispatch === undefined;
-      const noted = this.askingCreate && deps.config.deliveryInDoubt === 'hold';
-      if (noted) await ctx.sentLog.noteAsking(data.msg_id, data.bot_id, askingNote(job, i));
+      let noted = false;
+      // Right before a request that creates a message (an update-mode edit asked twice changes
+      // nothing, and goes without).
+      const beforeCreate = async () => {
+        noted = await this.beforeCreate(checked.bot.sink, i);
+      };
       let result: GroupSinkResult;
       try {
-        // An update in place edits its group's carrier (grouping.ts); it is one part (above).
-        result = plan.dispatch ? await plan.dispatch(message, sender) : await dispatch(ctx, sender, message);
+        if (plan.dispatch) result = await plan.dispatch(message, sender, beforeCreate);
+        else {
+          await beforeCreate();
+          result = await dispatch(ctx, sender, message);
+        }
       } catch (err) {
-        // The relay answered that it did not take it (a 5xx, a 4xx, a refused connection): the
-        // next try may ask again. Only no answer in time leaves it in doubt.
-        if (noted && describeFailure(asDeliveryFailure(err)).reason !== REASON.UPSTREAM_TIMEOUT)
-          await ctx.sentLog.forgetAsking(data.msg_id, data.bot_id);
+        if (noted) await this.afterAsked(err, i);
         throw err;
       }
       if (result.kind === 'rate_limited') {
-        if (noted) await ctx.sentLog.forgetAsking(data.msg_id, data.bot_id);
+        if (noted) await this.forgetAsking();
         return this.wait(result.waitMs, 'upstream');
       }
       // Spent: not a payment to leave to the next run, should what follows fail.
@@ -451,6 +461,49 @@ class PipeRun {
     });
     countSent(ctx, job, checked.bot.sink, outcome.sent_at);
     return { kind: 'sent', outcome };
+  }
+
+  /**
+   * DELIVERY_IN_DOUBT=hold, before a relay request that creates part `part`: refuses to ask
+   * again what an earlier run of this attempt asked without an answer kept (IN_DOUBT), else
+   * leaves the note that the relay is being asked. Whether a note was left.
+   */
+  private async beforeCreate(sink: string, part: number): Promise<boolean> {
+    if (this.askedBefore === part) {
+      throw fail(REASON.IN_DOUBT, {
+        detail: `the worker stopped while the relay was being asked${part > 0 ? ` (part ${part + 1})` : ''}`,
+      });
+    }
+    if (sink !== 'relay' || this.ctx.deps.config.deliveryInDoubt !== 'hold') return false;
+    await this.ctx.sentLog.noteAsking(this.data.msg_id, this.data.bot_id, askingNote(this.job, part));
+    return true;
+  }
+
+  /**
+   * A noted request failed: held IN_DOUBT where the relay may have taken the message; where it
+   * said it did not, the note goes and the failure takes its course (a retry asks anew).
+   */
+  private async afterAsked(err: unknown, part: number): Promise<void> {
+    const verdict = relayVerdict(err);
+    if (verdict === 'maybe') {
+      const detail = String((err as DeliveryError).params.detail ?? '');
+      throw fail(REASON.IN_DOUBT, { detail: part > 0 ? `${detail} (part ${part + 1})` : detail });
+    }
+    if (verdict === 'refused') await this.forgetAsking();
+  }
+
+  /**
+   * Takes the note back: the relay did not take the message. Should Redis refuse, the failure
+   * goes on as it is; a re-run of this attempt (a 429's wait) then holds the message IN_DOUBT
+   * rather than risk a second copy.
+   */
+  private async forgetAsking(): Promise<void> {
+    await this.ctx.sentLog.forgetAsking(this.data.msg_id, this.data.bot_id).catch((err: unknown) => {
+      this.ctx.deps.log.warn('could not take back an in-doubt note', {
+        msg_id: this.data.msg_id,
+        error: err,
+      });
+    });
   }
 
   /** Carried by another message of its group (grouping.ts): recorded folded, nothing sent. */

@@ -129,6 +129,7 @@ async function postToRelay(
   if (res.status === 429) return { kind: 'rate_limited', waitMs: rateLimitWaitMs(res.headers, Date.now()) };
   if (res.status >= 500) {
     throw new DeliveryError(REASON.UPSTREAM_UNAVAILABLE, {
+      status: res.status,
       detail: `HTTP ${res.status}: ${upstreamMessage}`,
     });
   }
@@ -145,4 +146,41 @@ async function postToRelay(
     { status: res.status, upstream_code: code, detail: upstreamMessage },
     { data: { status: res.status, upstream_code: code, upstream_message: upstreamMessage } },
   );
+}
+
+/** Connection errors raised before a request could be written: the relay never saw it. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
+/** A gateway's 5xx: the relay behind it may have taken the message. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/**
+ * What a failed relay request says about the message (DELIVERY_IN_DOUBT): `refused`, the relay
+ * answered that it did not take it (a 4xx, a 500 or 503) or was never reached; `maybe`, it may
+ * have (no answer in time, a connection that broke once open, a gateway's 502 or 504); null, not
+ * a relay failure.
+ */
+export function relayVerdict(err: unknown): 'refused' | 'maybe' | null {
+  if (!(err instanceof DeliveryError)) return null;
+  switch (err.reason) {
+    case REASON.UPSTREAM_TIMEOUT:
+      return 'maybe';
+    case REASON.UPSTREAM_UNREACHABLE: {
+      const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+      return typeof code === 'string' && NOT_SENT_CODES.has(code) ? 'refused' : 'maybe';
+    }
+    case REASON.UPSTREAM_UNAVAILABLE:
+      return GATEWAY_STATUSES.has(Number(err.params.status)) ? 'maybe' : 'refused';
+    case REASON.UPSTREAM_REJECTED:
+    case REASON.RELAY_NOT_CONFIGURED:
+      return 'refused';
+    default:
+      return null;
+  }
 }
