@@ -16,7 +16,15 @@ describe('loadConfig', () => {
       logLevel: 'info',
       publicUrl: 'http://localhost:3000',
       bodyLimitBytes: 1024 * 1024,
+      deliveryInDoubt: 'resend',
     });
+  });
+
+  it('takes DELIVERY_IN_DOUBT=hold and refuses anything but resend or hold', () => {
+    expect(loadConfig({ ...ADMIN, DELIVERY_IN_DOUBT: 'hold' }).deliveryInDoubt).toBe('hold');
+    expect(() => loadConfig({ ...ADMIN, DELIVERY_IN_DOUBT: 'once' })).toThrow(
+      new ConfigError('config: DELIVERY_IN_DOUBT must be one of resend, hold (got "once")'),
+    );
   });
 
   it.each([
