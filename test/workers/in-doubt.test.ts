@@ -1,7 +1,13 @@
 import type { ServerResponse } from 'node:http';
+import { type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
+import { processPipeJob } from '../../src/workers/delivery/process-message.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
+import { JobTakenOverError } from '../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { WorkerProcesses } from '../helpers/worker-process.js';
 import {
@@ -9,10 +15,12 @@ import {
   createPipe,
   createRelayWorld,
   createTemplate,
+  directJobData,
   ok,
   type RelayServer,
   sendPipe,
   startRelayServer,
+  workerContext,
 } from './helpers.js';
 
 /**
@@ -34,6 +42,7 @@ let inProcess: RunningWorkers | undefined;
 let workers: WorkerProcesses;
 /** Answers the relay held back, so that the relay can be closed at the end. */
 const held: ServerResponse[] = [];
+const closers: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   app = await startTestApp('worker_in_doubt', { ...SETTINGS, METRICS_PORT: '0', HOST: '127.0.0.1' });
@@ -42,6 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => {});
   await workers?.killLeftovers();
   await inProcess?.close(2_000);
   for (const res of held) res.destroy();
@@ -215,6 +225,54 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
       .toBe('failed');
     expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+  }, 30_000);
+
+  it('a run whose lock lapsed and was taken over stops before it asks the relay', async () => {
+    relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'starved worker bot',
+      upstream_token: 'tok-starved',
+    });
+    const pipe = await createPipe(app, w);
+    const ctx = await workerContext(
+      app.res,
+      closers,
+      0,
+      createLogger('error', () => {}),
+    );
+    // A queue of this test's own, whose job this test takes by hand.
+    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+    closers.push(async () => connection.disconnect());
+    const queue = new Queue<PipeJob>(`${PIPE_QUEUE}-starved-${Date.now()}`, {
+      connection,
+      prefix: app.config.redisPrefix,
+    });
+    closers.push(async () => {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    const msgId = `starved-${Date.now()}`;
+    await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
+      jobId: msgId,
+      attempts: 5,
+    });
+    const taker = new Worker<PipeJob>(queue.name, null, {
+      connection: connection.duplicate(),
+      prefix: app.config.redisPrefix,
+    });
+    closers.push(() => taker.close());
+    const job = (await taker.getNextJob('starved-token')) as Job<PipeJob>;
+    // Its lock lapsed and another worker holds the job now.
+    await connection.set(`${job.queueQualifiedName}:${msgId}:lock`, 'other-token');
+    await expect(processPipeJob(ctx, job, 'starved-token')).rejects.toBeInstanceOf(JobTakenOverError);
+    expect(relay.requests.slice(before)).toEqual([]);
+    // With its own lock, the same run asks (and is answered).
+    await connection.set(`${job.queueQualifiedName}:${msgId}:lock`, 'starved-token');
+    await expect(processPipeJob(ctx, job, 'starved-token')).resolves.toMatchObject({
+      upstream_msg_id: `up-${msgId}`,
+    });
     expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
   }, 30_000);
 });

@@ -25,7 +25,7 @@ import type { BotRecord, DeliveryPart, StoredRendered } from '../../store/index.
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
 import { relayVerdict } from '../sinks/relay-sink.js';
-import { WorkerClosingError } from '../worker-closing-error.js';
+import { JobTakenOverError, WorkerClosingError } from '../worker-closing-error.js';
 import { plannedRetries, retryDelayMs } from './backoff.js';
 import { fail } from './delivery-failure.js';
 import { dropDigestItems, type GroupSinkResult, runGrouped, type SendPlan, takeDigest } from './grouping.js';
@@ -246,7 +246,7 @@ export async function processPipeJob(
   job: Job<PipeJob>,
   token: string | undefined,
 ): Promise<SentOutcome> {
-  const run = new PipeRun(ctx, job);
+  const run = new PipeRun(ctx, job, token);
   return settle(run, await run.deliver(), token);
 }
 
@@ -279,6 +279,8 @@ class PipeRun {
   constructor(
     readonly ctx: ProcessContext,
     readonly job: Job<PipeJob>,
+    /** The run's lock token (undefined: a run without a lock, as tests make). */
+    private readonly token: string | undefined = undefined,
   ) {
     this.data = job.data;
     this.ids = jobIds(this.data);
@@ -475,7 +477,19 @@ class PipeRun {
       });
     }
     if (sink !== 'relay' || this.ctx.deps.config.deliveryInDoubt !== 'hold') return false;
-    await this.ctx.sentLog.noteAsking(this.data.msg_id, this.data.bot_id, askingNote(this.job, part));
+    // Written only while the lock is this run's: a worker that takes the job over after it
+    // lapsed finds the note, or this run does not ask.
+    const lock =
+      this.token === undefined
+        ? null
+        : { key: `${this.job.queueQualifiedName}:${this.job.id}:lock`, token: this.token };
+    const noted = await this.ctx.sentLog.noteAsking(
+      this.data.msg_id,
+      this.data.bot_id,
+      askingNote(this.job, part),
+      lock,
+    );
+    if (!noted) throw new JobTakenOverError();
     return true;
   }
 

@@ -3,7 +3,7 @@ import { DependencyError } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import { deliveryBackoffMs } from '../delivery/backoff.js';
 import { putOff } from '../job-control.js';
-import { WorkerClosingError } from '../worker-closing-error.js';
+import { JobTakenOverError, WorkerClosingError } from '../worker-closing-error.js';
 
 type Processor<D, R> = (job: Job<D>, token: string | undefined) => Promise<R>;
 
@@ -31,6 +31,13 @@ export function waitOutDependencyErrors<D, R>(
       // already: then the job's lock lapses and another worker runs it, also with no attempt spent).
       if (!(err instanceof DependencyError || err instanceof WorkerClosingError) || token === undefined)
         throw err;
+      // Not this run's job any more: nothing to put off (BullMQ refuses the lapsed lock's moves).
+      if (err instanceof JobTakenOverError) {
+        log.warn('pipe message left to the worker that took it over (this run lost its lock)', {
+          msg_id: job.id,
+        });
+        throw err;
+      }
       const waitMs = deliveryBackoffMs(job.attemptsMade + 1, Math.random, retryBaseMs);
       if (err instanceof DependencyError) {
         log.warn('pipe message waits for the database or Redis (no attempt spent)', {

@@ -51,6 +51,8 @@ export const SENT_LOG_APPEND_BATCH = 500;
 const APPEND_LUA = readFileSync(new URL('./sent-log-append.lua', import.meta.url), 'utf8');
 const APPEND_COMMAND = 'heraldSentLogAppend';
 type AppendCommand = (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number>;
+const NOTE_LUA = readFileSync(new URL('./asking-note.lua', import.meta.url), 'utf8');
+const NOTE_COMMAND = 'heraldAskingNote';
 
 /** An append waiting for its turn's script call (SentLog.append). */
 interface PendingAppend {
@@ -152,6 +154,8 @@ export class SentLog {
     this.key = sentLogKey(deps.config.redisPrefix);
     const client = redis as Redis & Partial<Record<typeof APPEND_COMMAND, AppendCommand>>;
     if (!client[APPEND_COMMAND]) redis.defineCommand(APPEND_COMMAND, { lua: APPEND_LUA });
+    if (!(client as unknown as Record<string, unknown>)[NOTE_COMMAND])
+      redis.defineCommand(NOTE_COMMAND, { lua: NOTE_LUA, numberOfKeys: 2 });
     const claimIdleMs = timings.claimIdleMs ?? DEFAULT_TIMINGS.claimIdleMs;
     this.timings = {
       ...DEFAULT_TIMINGS,
@@ -260,19 +264,30 @@ export class SentLog {
 
   /**
    * Notes under the message's answer key that its relay is about to be asked (`asking` names the
-   * job, its attempt and the part: AskingNote), for DELIVERY_IN_DOUBT=hold. The answer, once
+   * job, its attempt and the part: askingNote in process-message.ts), for DELIVERY_IN_DOUBT=hold. The answer, once
    * kept, takes its place; a re-run that finds the note instead knows the relay may have the
-   * message (answerOfEarlierRun).
+   * message (answerOfEarlierRun). With `lock` (the job's lock key and the run's token), only while
+   * the lock is the run's: false, and no note, once the job was taken over.
    */
-  async noteAsking(msgId: string, botId: string, asking: string): Promise<void> {
+  async noteAsking(
+    msgId: string,
+    botId: string,
+    asking: string,
+    lock: { readonly key: string; readonly token: string } | null,
+  ): Promise<boolean> {
     const { config } = this.deps;
+    const key = relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId));
+    const note = JSON.stringify({ asking });
     try {
-      await this.redis.set(
-        relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)),
-        JSON.stringify({ asking }),
-        'PX',
-        RELAY_ANSWER_KEEP_MS,
-      );
+      if (lock === null) {
+        await this.redis.set(key, note, 'PX', RELAY_ANSWER_KEEP_MS);
+        return true;
+      }
+      const client = this.redis as unknown as Record<
+        typeof NOTE_COMMAND,
+        (lockKey: string, answerKey: string, token: string, note: string, keepMs: number) => Promise<number>
+      >;
+      return (await client[NOTE_COMMAND](lock.key, key, lock.token, note, RELAY_ANSWER_KEEP_MS)) === 1;
     } catch (err) {
       throw asRedisDependencyError(err);
     }
