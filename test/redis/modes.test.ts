@@ -13,10 +13,13 @@ import { ensureRedisMode, type RedisModeName, redisModeEnv } from '../helpers/re
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   createPipe,
+  createRelayWorld,
   createTemplate,
   createWorld,
   directJobData,
+  type RelayServer,
   sendPipe,
+  startRelayServer,
   type World,
 } from '../workers/helpers.js';
 
@@ -55,6 +58,7 @@ const SETUPS: Array<[RedisModeName, number]> = [
 describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => {
   let app: TestApp;
   let workers: RunningWorkers;
+  let relay: RelayServer | undefined;
   const worlds: World[] = [];
 
   const record = (msgId: string) => app.res.store.deliveries.get(msgId);
@@ -69,7 +73,14 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
     ensureRedisMode(mode);
     app = await startTestApp(
       `modes_${mode}`,
-      { METRICS_PORT: '0', HOST: '127.0.0.1', WORKER_CONCURRENCY: '4', RETRY_BASE_MS: '50' },
+      {
+        METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        WORKER_CONCURRENCY: '4',
+        RETRY_BASE_MS: '50',
+        // Relay sends note their requests (asking-note.lua, a script of two keys in one slot).
+        DELIVERY_IN_DOUBT: 'hold',
+      },
       { override: redisModeEnv(mode, partitions) },
     );
     workers = await startWorkers(app.res, app.res.pipeRuntime.queues);
@@ -86,6 +97,7 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
       console.log(JSON.stringify(app.logs.filter((l) => l.msg !== 'request').slice(0, 60)));
     }
     await workers?.close(2_000);
+    await relay?.close();
     await app?.close();
   });
 
@@ -197,6 +209,18 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
     } finally {
       await other.close();
     }
+  });
+
+  it('relays a message once, its request noted first (DELIVERY_IN_DOUBT=hold)', async () => {
+    relay = await startRelayServer();
+    const w = await createRelayWorld(app, relay.url, {
+      name: `relay ${mode}`,
+      upstream_token: `tok-${mode}`,
+    });
+    const pipe = await createPipe(app, w);
+    const id = await sendPipe(app, pipe.token, { content: 'relayed' });
+    expect(await settled(id)).toMatchObject({ status: 'sent', upstream_msg_id: `up-${id}` });
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([id]);
   });
 
   it('groups into a digest', async () => {
