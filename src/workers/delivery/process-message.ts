@@ -412,7 +412,6 @@ class PipeRun {
       if (turn) return turn;
       const message = { ...part, create_at: deps.now() };
       this.relaySaw = checked.bot.sink === 'relay';
-      // An edit asked twice changes nothing; a message asked twice is sent twice.
       let noted = false;
       // Right before a request that creates a message (an update-mode edit asked twice changes
       // nothing, and goes without).
@@ -683,7 +682,12 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
         // The overview's count of retries, in the same round trip.
         (m) => countIn(m, deps.config.redisPrefix, 'retried', Date.now()),
       );
-      await markRetrying(deps, ids, failure, attempt, ended.at);
+      // The attempt was made (the relay saw it): a record the store does not take now must not
+      // make the job run this attempt again, uncounted. The wait note above shows the retry.
+      await markRetrying(deps, ids, failure, attempt, ended.at).catch((err: unknown) => {
+        if (!(err instanceof DependencyError)) throw err;
+        deps.log.warn('retrying record not written: the database is away', { msg_id: data.msg_id });
+      });
       // With the error: a relay's connection error names its address, which the record does not.
       deps.log.warn('pipe message will be retried', { msg_id: data.msg_id, reason, attempt, error: failure });
       return retryLater(failure);

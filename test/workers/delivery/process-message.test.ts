@@ -1,6 +1,7 @@
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DependencyError } from '../../../src/errors/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { bodyInput } from '../../../src/queue/job-input.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../../src/queue/pipe-messages.js';
@@ -11,6 +12,7 @@ import { waitOutDependencyErrors } from '../../../src/workers/recovery/dependenc
 import { WorkerClosingError } from '../../../src/workers/worker-closing-error.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 import {
+  answer,
   createPipe,
   createRelayWorld,
   createTemplate,
@@ -331,4 +333,60 @@ describe("a relay bot's send", () => {
       'Bot tok-new',
     ]);
   }, 30_000);
+});
+
+describe('a retry whose record the database does not take', () => {
+  it('still spends its attempt: the next run is attempt 2, and says so', async () => {
+    const relay = await startRelayServer();
+    closers.push(() => relay.close());
+    relay.handler = (body, res, n) =>
+      n === 1 ? answer(res, 500, { code: 500, message: 'busy' }) : ok(res, `up-${String(body.nonce)}`);
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'unrecorded retry bot',
+      upstream_token: 'tok-unrec',
+    });
+    const pipe = await createPipe(app, w);
+    const { ctx } = await workerParts();
+    // The store refuses the retry's `queued` record once, as a database that timed out would.
+    const deliveries = app.res.store.deliveries;
+    const save = deliveries.save.bind(deliveries);
+    let refused = 0;
+    deliveries.save = (...args: Parameters<typeof save>) => {
+      if (args[2].status === 'queued' && refused === 0) {
+        refused++;
+        return Promise.reject(new DependencyError('database'));
+      }
+      return save(...args);
+    };
+    closers.push(async () => {
+      deliveries.save = save;
+    });
+    const name = `${PIPE_QUEUE}-unrecorded-${Date.now()}`;
+    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+    closers.push(async () => connection.disconnect());
+    const queue = new Queue<PipeJob>(name, { connection, prefix: app.config.redisPrefix });
+    closers.push(async () => {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    });
+    const msgId = `unrecorded-${Date.now()}`;
+    await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
+      jobId: msgId,
+      attempts: 5,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    const worker = new Worker<PipeJob>(
+      name,
+      waitOutDependencyErrors((j, token) => processPipeJob(ctx, j, token), 20, silent),
+      { connection: connection.duplicate(), prefix: app.config.redisPrefix },
+    );
+    closers.push(() => worker.close());
+    await expect
+      .poll(async () => (await queue.getJob(msgId))?.finishedOn, { timeout: 10_000, interval: 20 })
+      .toBeGreaterThan(0);
+    const done = await queue.getJob(msgId);
+    expect(refused).toBe(1);
+    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    expect(done?.returnvalue).toMatchObject({ attempts: 2, upstream_msg_id: `up-${msgId}` });
+  });
 });
