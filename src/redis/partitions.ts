@@ -118,6 +118,16 @@ export function clusterTag(config: Pick<Config, 'redisMode'>, name: string): str
   return config.redisMode === 'cluster' ? name : null;
 }
 
+/**
+ * On a cluster, the hash tag of the queue a job is in (its name, `{pipe-messages-3.81}`): the
+ * tag keys that go with that job must share (its relay answer beside its hash), even where the
+ * bot's partition has moved since (REDIS_QUEUE_PARTITIONS changed); null elsewhere.
+ */
+export function queueSlotTag(config: Pick<Config, 'redisMode'>, queueName: string): string | null {
+  if (config.redisMode !== 'cluster' || !queueName.startsWith('{') || !queueName.endsWith('}')) return null;
+  return queueName.slice(1, -1);
+}
+
 /** The BullMQ queue name of `botId`'s partition. */
 export function pipeQueueNameOfBot(config: PartitionConfig, botId: string): string {
   return partitionQueueName(config, partitionOfBot(config, botId));

@@ -166,7 +166,7 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
   for (const worker of consumers) {
     worker.on('error', (err) => log.warn('worker error', { error: err.message }));
     worker.on('completed', (job: Job<PipeJob>) => {
-      if (job.id !== undefined) dropper.add(job.id, job.data);
+      if (job.id !== undefined) dropper.add(job.id, job.data, job.queueName);
     });
     // Failures the processor did not record itself: a job that stalled more than MAX_STALLED_COUNT
     // (or, should it ever happen, one whose processor could not write its failed record). Retried

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withRecordLock } from '../../src/locks/record-lock.js';
+import { PIPE_JOB_NAME } from '../../src/queue/pipe-messages.js';
 import { pipeProbes } from '../../src/queue/probes.js';
-import { lockKey } from '../../src/redis/keys.js';
-import { keySlot, pipeQueueNames } from '../../src/redis/partitions.js';
+import { lockKey, pipeJobKey, relayAnswerKey } from '../../src/redis/keys.js';
+import { keySlot, partitionOfBot, pipeQueueNames, queueSlotTag } from '../../src/redis/partitions.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
 import { ensureRedisMode, type RedisModeName, redisModeEnv } from '../helpers/redis-modes.js';
@@ -222,6 +223,39 @@ describe.each(SETUPS)('on %s Redis with %i partition(s)', (mode, partitions) => 
     expect(await settled(id)).toMatchObject({ status: 'sent', upstream_msg_id: `up-${id}` });
     expect(relay.requests.map((r) => r.body.nonce)).toEqual([id]);
   });
+
+  it.runIf(partitions > 1)(
+    'relays a job still in the partition its bot had before REDIS_QUEUE_PARTITIONS changed',
+    async () => {
+      relay ??= await startRelayServer();
+      const w = await createRelayWorld(app, relay.url, {
+        name: `moved ${mode}`,
+        upstream_token: `tok-m-${mode}`,
+      });
+      const pipe = await createPipe(app, w);
+      // Queued where another partition count would have put it: not its bot's partition now.
+      const own = partitionOfBot(app.config, w.bot.id);
+      const queue = app.res.pipeRuntime.queues.all[(own + 1) % partitions]!;
+      const job = directJobData(w, pipe.id, { msg_id: `moved-${mode}-${Date.now()}` });
+      await queue.add(PIPE_JOB_NAME, job, { jobId: job.msg_id, attempts: 3 });
+      expect(await settled(job.msg_id)).toMatchObject({
+        status: 'sent',
+        upstream_msg_id: `up-${job.msg_id}`,
+      });
+      expect(relay.requests.filter((r) => r.body.nonce === job.msg_id)).toHaveLength(1);
+      // Its input and its kept answer went once it completed (drop-inputs.ts), beside its hash.
+      const key = pipeJobKey(app.config.redisPrefix, job.msg_id, queue.name);
+      const answerKey = relayAnswerKey(
+        app.config.redisPrefix,
+        job.msg_id,
+        queueSlotTag(app.config, queue.name),
+      );
+      await expect.poll(async () => app.res.redis.exists(answerKey), { timeout: 5_000 }).toBe(0);
+      await expect
+        .poll(async () => app.res.redis.hget(key, 'data'), { timeout: 5_000 })
+        .toContain('"input":""');
+    },
+  );
 
   it('groups into a digest', async () => {
     const w = worlds[0]!;

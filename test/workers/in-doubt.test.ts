@@ -264,6 +264,8 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     });
     closers.push(() => taker.close());
     const job = (await taker.getNextJob('starved-token')) as Job<PipeJob>;
+    // The lock the run holds is where the note's script looks for it.
+    expect(await connection.get(`${job.queueQualifiedName}:${msgId}:lock`)).toBe('starved-token');
     // Its lock lapsed and another worker holds the job now.
     await connection.set(`${job.queueQualifiedName}:${msgId}:lock`, 'other-token');
     await expect(processPipeJob(ctx, job, 'starved-token')).rejects.toBeInstanceOf(JobTakenOverError);

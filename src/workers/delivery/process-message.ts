@@ -20,7 +20,7 @@ import { type DeliveryError, DependencyError, type HeraldError } from '../../err
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
-import { botSlotTag } from '../../redis/partitions.js';
+import { botSlotTag, queueSlotTag } from '../../redis/partitions.js';
 import type { BotRecord, DeliveryPart, StoredRendered } from '../../store/index.js';
 import { endDead, putOff, retryLater } from '../job-control.js';
 import type { ProcessContext } from '../process-context.js';
@@ -135,7 +135,10 @@ async function sentInEarlierRun(
     throw err;
   });
   if (bot?.sink === 'relay') {
-    const earlier = await ctx.sentLog.answerOfEarlierRun(job.data.msg_id, job.data.bot_id);
+    const earlier = await ctx.sentLog.answerOfEarlierRun(
+      job.data.msg_id,
+      queueSlotTag(ctx.deps.config, job.queueName),
+    );
     // Its rendered message went into the sent log with that run's outcome, unless the entry was
     // lost after the answer (a cluster: then the entry is appended again, without it).
     if (earlier?.kind === 'answered')
@@ -257,6 +260,8 @@ class PipeRun {
   readonly attempt: number;
   notPermissionsMention: string[] = [];
   private readonly reservationKey: string;
+  /** The slot tag of the job's queue, for its relay answer's key (queueSlotTag). */
+  private readonly answerTag: string | null;
   /**
    * A run that paid and then ends without a send anyone saw (an outage, a timeline insert the
    * database did not take) leaves its payment for the next run, while it still counts as made
@@ -285,6 +290,7 @@ class PipeRun {
     this.data = job.data;
     this.ids = jobIds(this.data);
     this.attempt = job.attemptsMade + 1;
+    this.answerTag = queueSlotTag(ctx.deps.config, job.queueName);
     // On a cluster the bucket and the reservation (one script) share the bot's partition's slot.
     this.reservationKey = messageReservationKey(
       ctx.deps.config.redisPrefix,
@@ -343,7 +349,10 @@ class PipeRun {
     if (earlier?.kind === 'asked') this.askedBefore = earlier.part;
     else if (earlier) {
       if (!earlier.relayed)
-        await ctx.sentLog.append(this.ids, earlier.outcome, { rendered: earlier.rendered });
+        await ctx.sentLog.append(this.ids, earlier.outcome, {
+          rendered: earlier.rendered,
+          answerTag: this.answerTag,
+        });
       // Counted here: the run that sent it died before it could.
       countSent(ctx, job, earlier.sink, earlier.outcome.sent_at);
       return { kind: 'sent', outcome: earlier.outcome };
@@ -411,7 +420,6 @@ class PipeRun {
       const turn = await this.sendTurn(bucketKey, checked.cost, mayHold && sentAt === null);
       if (turn) return turn;
       const message = { ...part, create_at: deps.now() };
-      this.relaySaw = checked.bot.sink === 'relay';
       let noted = false;
       // Right before a request that creates a message (an update-mode edit asked twice changes
       // nothing, and goes without).
@@ -420,9 +428,13 @@ class PipeRun {
       };
       let result: GroupSinkResult;
       try {
-        if (plan.dispatch) result = await plan.dispatch(message, sender, beforeCreate);
-        else {
+        if (plan.dispatch) {
+          this.relaySaw = checked.bot.sink === 'relay';
+          result = await plan.dispatch(message, sender, beforeCreate);
+        } else {
+          // After the note: a run stopped by it (JobTakenOverError) asked nothing, and keeps its payment.
           await beforeCreate();
+          this.relaySaw = checked.bot.sink === 'relay';
           result = await dispatch(ctx, sender, message);
         }
       } catch (err) {
@@ -459,6 +471,7 @@ class PipeRun {
     await ctx.sentLog.append(this.ids, outcome, {
       relayed: checked.bot.sink === 'relay',
       rendered: prepared.rendered,
+      answerTag: this.answerTag,
     });
     countSent(ctx, job, checked.bot.sink, outcome.sent_at);
     return { kind: 'sent', outcome };
@@ -484,7 +497,7 @@ class PipeRun {
         : { key: `${this.job.queueQualifiedName}:${this.job.id}:lock`, token: this.token };
     const noted = await this.ctx.sentLog.noteAsking(
       this.data.msg_id,
-      this.data.bot_id,
+      this.answerTag,
       askingNote(this.job, part),
       lock,
     );
@@ -511,7 +524,7 @@ class PipeRun {
    * rather than risk a second copy.
    */
   private async forgetAsking(): Promise<void> {
-    await this.ctx.sentLog.forgetAsking(this.data.msg_id, this.data.bot_id).catch((err: unknown) => {
+    await this.ctx.sentLog.forgetAsking(this.data.msg_id, this.answerTag).catch((err: unknown) => {
       this.ctx.deps.log.warn('could not take back an in-doubt note', {
         msg_id: this.data.msg_id,
         error: err,
@@ -533,7 +546,10 @@ class PipeRun {
       not_permissions_mention: [],
       folded_into: into,
     };
-    await this.ctx.sentLog.append(this.ids, outcome, { relayed: sink === 'relay' });
+    await this.ctx.sentLog.append(this.ids, outcome, {
+      relayed: sink === 'relay',
+      answerTag: this.answerTag,
+    });
     this.ctx.metrics.folded.inc({ mode });
     return { kind: 'sent', outcome };
   }
@@ -546,7 +562,10 @@ class PipeRun {
       attempts: this.attempt,
       not_permissions_mention: [],
     };
-    await this.ctx.sentLog.append(this.ids, outcome, { relayed: sink === 'relay' });
+    await this.ctx.sentLog.append(this.ids, outcome, {
+      relayed: sink === 'relay',
+      answerTag: this.answerTag,
+    });
     countSent(this.ctx, this.job, sink, outcome.sent_at);
     return { kind: 'sent', outcome };
   }

@@ -33,7 +33,7 @@ export function waitOutDependencyErrors<D, R>(
         throw err;
       // Not this run's job any more: nothing to put off (BullMQ refuses the lapsed lock's moves).
       if (err instanceof JobTakenOverError) {
-        log.warn('pipe message left to the worker that took it over (this run lost its lock)', {
+        log.warn('pipe message left to another worker: this run lost its lock', {
           msg_id: job.id,
         });
         throw err;

@@ -4,7 +4,7 @@ import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { pipeJobKey, relayAnswerKey } from '../../redis/keys.js';
-import { botSlotTag, pipeQueueNameOfBot } from '../../redis/partitions.js';
+import { pipeQueueNameOfBot, queueSlotTag } from '../../redis/partitions.js';
 
 const LUA = readFileSync(new URL('./drop-inputs.lua', import.meta.url), 'utf8');
 const COMMAND = 'heraldDropInputs';
@@ -40,14 +40,16 @@ export class InputDropper {
     if (!client[COMMAND]) redis.defineCommand(COMMAND, { lua: LUA });
   }
 
-  /** Called once the job is in BullMQ's completed set. */
-  add(msgId: string, data: PipeJob): void {
+  /**
+   * Called once the job is in BullMQ's completed set; `queueName`: the queue it is in (absent:
+   * its bot's partition's, which is where it is unless REDIS_QUEUE_PARTITIONS changed since).
+   */
+  add(msgId: string, data: PipeJob, queueName = pipeQueueNameOfBot(this.config, data.bot_id)): void {
     const { input_encoding: _encoding, ...rest } = data;
     const prefix = this.config.redisPrefix;
-    const queueName = pipeQueueNameOfBot(this.config, data.bot_id);
     this.pending.push([
       pipeJobKey(prefix, msgId, queueName),
-      relayAnswerKey(prefix, msgId, botSlotTag(this.config, data.bot_id)),
+      relayAnswerKey(prefix, msgId, queueSlotTag(this.config, queueName)),
       JSON.stringify({ ...rest, input: '' }),
       queueName,
     ]);

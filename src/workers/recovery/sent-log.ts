@@ -85,6 +85,11 @@ export interface AppendOptions {
   readonly relayed?: boolean;
   /** The message as sent, for its record (keptRendered; null or absent: not known to this run). */
   readonly rendered?: StoredRendered | null;
+  /**
+   * The slot tag of the queue the message's job is in (queueSlotTag), for its relay answer's
+   * key; absent: the bot's partition's.
+   */
+  readonly answerTag?: string | null;
 }
 
 /** A stream entry; `entry` is null for one with nothing to write (deleted or unreadable). */
@@ -177,7 +182,11 @@ export class SentLog {
     const entry = JSON.stringify({ ids, outcome, rendered: options.rendered ?? null } satisfies Entry);
     const { config } = this.deps;
     const prefix = config.redisPrefix;
-    const answerKey = relayAnswerKey(prefix, ids.msg_id, botSlotTag(config, ids.bot_id));
+    const answerKey = relayAnswerKey(
+      prefix,
+      ids.msg_id,
+      options.answerTag === undefined ? botSlotTag(config, ids.bot_id) : options.answerTag,
+    );
     // A folded message went out inside another (its carrier), which is counted itself.
     const counted = outcome.folded_into === undefined;
     if (!isCluster(this.redis)) {
@@ -271,12 +280,12 @@ export class SentLog {
    */
   async noteAsking(
     msgId: string,
-    botId: string,
+    tag: string | null,
     asking: string,
     lock: { readonly key: string; readonly token: string } | null,
   ): Promise<boolean> {
     const { config } = this.deps;
-    const key = relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId));
+    const key = relayAnswerKey(config.redisPrefix, msgId, tag);
     const note = JSON.stringify({ asking });
     try {
       if (lock === null) {
@@ -294,25 +303,23 @@ export class SentLog {
   }
 
   /** Takes back noteAsking's note: the relay answered that it did not take the message. */
-  async forgetAsking(msgId: string, botId: string): Promise<void> {
-    const { config } = this.deps;
+  async forgetAsking(msgId: string, tag: string | null): Promise<void> {
     try {
-      await this.redis.del(relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)));
+      await this.redis.del(relayAnswerKey(this.deps.config.redisPrefix, msgId, tag));
     } catch (err) {
       throw asRedisDependencyError(err);
     }
   }
 
   /**
-   * What an earlier run of `msgId`'s job (of `botId`) left under its answer key: the relay's
+   * What an earlier run of `msgId`'s job (in the queue of slot tag `tag`) left under its answer key: the relay's
    * answer (the message was sent), the note that the relay was being asked (noteAsking), or
    * nothing.
    */
-  async answerOfEarlierRun(msgId: string, botId: string): Promise<EarlierAnswer> {
+  async answerOfEarlierRun(msgId: string, tag: string | null): Promise<EarlierAnswer> {
     let raw: string | null;
-    const { config } = this.deps;
     try {
-      raw = await this.redis.get(relayAnswerKey(config.redisPrefix, msgId, botSlotTag(config, botId)));
+      raw = await this.redis.get(relayAnswerKey(this.deps.config.redisPrefix, msgId, tag));
     } catch (err) {
       throw asRedisDependencyError(err);
     }
