@@ -61,7 +61,49 @@ afterAll(async () => {
 
 const recordOf = (msgId: string) => app.res.store.deliveries.get(msgId);
 
+/** A KMarkdown text of `paragraphs` numbered paragraphs of about 1,000 characters each (split past 8,000). */
+const longText = (paragraphs: number) =>
+  Array.from({ length: paragraphs }, (_, i) => `## ${i}\n${`p${i} `.repeat(250).trim()}`).join('\n\n');
+
 describe('with DELIVERY_IN_DOUBT=hold', () => {
+  it('a split message whose worker died while the relay held part 2 keeps part 1 sent, holds part 2, posts neither again', async () => {
+    relay.handler = (body, res) => {
+      if (String(body.nonce).endsWith('.2')) held.push(res);
+      else ok(res, `up-${String(body.nonce)}`);
+    };
+    const before = relay.requests.length;
+    const w = await createRelayWorld(app, relay.url, {
+      name: 'split doubt bot',
+      upstream_token: 'tok-split',
+      rate_capacity: 100,
+      rate_per_second: 100,
+    });
+    const pipe = await createPipe(app, w);
+    const msgId = await sendPipe(app, pipe.token, { content: longText(20) });
+    const worker = workers.start();
+    await expect
+      .poll(() => relay.requests.slice(before).map((r) => r.body.nonce), {
+        timeout: 20_000,
+        interval: 10,
+        message: `${worker.out.join('')} ${worker.err.join('')}`,
+      })
+      .toEqual([msgId, `${msgId}.2`]);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    const taking = await startWorkers(app.res, app.res.pipeRuntime.queue);
+    try {
+      await expect
+        .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
+        .toBe('failed');
+    } finally {
+      await taking.close(2_000);
+    }
+    expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', code: 50004 });
+    expect(String((await recordOf(msgId))?.message)).toContain('(part 2)');
+    // Part 1 was answered and noted: not posted again; part 2 is held; part 3 never went.
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, `${msgId}.2`]);
+  }, 60_000);
+
   it('a message whose worker died while the relay held its request is failed IN_DOUBT, not posted again; a replay posts it', async () => {
     let holding = true;
     relay.handler = (body, res) => {
@@ -70,11 +112,12 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     };
     const w = await createRelayWorld(app, relay.url, { name: 'in doubt bot', upstream_token: 'tok-doubt' });
     const pipe = await createPipe(app, w);
+    const before = relay.requests.length;
     const msgId = await sendPipe(app, pipe.token, { content: 'did it arrive?' });
 
     const worker = workers.start();
     await expect
-      .poll(() => relay.requests.length, {
+      .poll(() => relay.requests.length - before, {
         timeout: 20_000,
         interval: 10,
         message: `${worker.out.join('')} ${worker.err.join('')}`,
@@ -95,7 +138,7 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       code: 50004,
       sent_at: null,
     });
-    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
     const status = await app.request<Record<string, unknown>>(
       'GET',
       `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
@@ -114,7 +157,7 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     });
     expect(replay.status).toBe(200);
     await expect.poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000 }).toBe('sent');
-    expect(relay.requests.map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
     expect((await recordOf(msgId)) as DeliveryRecord).toMatchObject({
       upstream_msg_id: `up-${msgId}`,
       replays: 1,
