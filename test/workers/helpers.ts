@@ -3,11 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Deps } from '../../src/domain/deps.js';
 import type { Logger } from '../../src/log/logger.js';
 import { metricsFor } from '../../src/metrics/index.js';
-import { PIPE_JOB_NAME, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { BucketLeases } from '../../src/ratelimit/bucket-leases.js';
 import { WorkerCaches } from '../../src/workers/caches.js';
 import type { ProcessContext } from '../../src/workers/process-context.js';
@@ -251,3 +252,25 @@ export async function workerContext(
     budgets: new BucketLeases(deps.redis),
   };
 }
+
+/**
+ * A pipe queue of one test's own (`label` in its name) on the app's Redis and prefix, with the
+ * connection it uses; both are closed (and the queue's keys removed) by `closers`.
+ */
+export function ownTestQueue(app: TestApp, closers: Array<() => Promise<unknown>>, label: string) {
+  const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
+  closers.push(async () => connection.disconnect());
+  const queue = new Queue<PipeJob>(`${PIPE_QUEUE}-${label}-${Date.now()}`, {
+    connection,
+    prefix: app.config.redisPrefix,
+  });
+  closers.push(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+  return { queue, connection };
+}
+
+/** A KMarkdown text of `paragraphs` numbered paragraphs of about 1,000 characters each. */
+export const longText = (paragraphs: number) =>
+  Array.from({ length: paragraphs }, (_, i) => `## ${i}\n${`p${i} `.repeat(250).trim()}`).join('\n\n');

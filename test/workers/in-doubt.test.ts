@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { type Job, Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { type Job, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { PIPE_JOB_NAME, type PipeJob } from '../../src/queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../src/store/index.js';
 import { processPipeJob } from '../../src/workers/delivery/process-message.js';
 import { type RunningWorkers, startWorkers } from '../../src/workers/index.js';
@@ -16,7 +15,9 @@ import {
   createRelayWorld,
   createTemplate,
   directJobData,
+  longText,
   ok,
+  ownTestQueue,
   type RelayServer,
   sendPipe,
   startRelayServer,
@@ -60,10 +61,6 @@ afterAll(async () => {
 });
 
 const recordOf = (msgId: string) => app.res.store.deliveries.get(msgId);
-
-/** A KMarkdown text of `paragraphs` numbered paragraphs of about 1,000 characters each (split past 8,000). */
-const longText = (paragraphs: number) =>
-  Array.from({ length: paragraphs }, (_, i) => `## ${i}\n${`p${i} `.repeat(250).trim()}`).join('\n\n');
 
 describe('with DELIVERY_IN_DOUBT=hold', () => {
   it('a split message whose worker died while the relay held part 2 keeps part 1 sent, holds part 2, posts neither again', async () => {
@@ -286,16 +283,7 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       createLogger('error', () => {}),
     );
     // A queue of this test's own, whose job this test takes by hand.
-    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-    closers.push(async () => connection.disconnect());
-    const queue = new Queue<PipeJob>(`${PIPE_QUEUE}-starved-${Date.now()}`, {
-      connection,
-      prefix: app.config.redisPrefix,
-    });
-    closers.push(async () => {
-      await queue.obliterate({ force: true });
-      await queue.close();
-    });
+    const { queue, connection } = ownTestQueue(app, closers, 'starved');
     const msgId = `starved-${Date.now()}`;
     await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
       jobId: msgId,

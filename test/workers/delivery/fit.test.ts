@@ -19,6 +19,7 @@ import {
   createTemplate,
   createWorld,
   directJobData,
+  longText,
   ok,
   startRelayServer,
   workerContext,
@@ -83,10 +84,6 @@ async function finished(queue: Queue<PipeJob>, msgId: string) {
     .toBeGreaterThan(0);
   return queue.getJob(msgId);
 }
-
-/** A KMarkdown text of `paragraphs` numbered paragraphs of about 1,000 characters each. */
-const longText = (paragraphs: number) =>
-  Array.from({ length: paragraphs }, (_, i) => `## ${i}\n${`p${i} `.repeat(250).trim()}`).join('\n\n');
 
 const status = (msgId: string, token: string) =>
   app.request<Record<string, unknown>>(

@@ -19,6 +19,7 @@ import {
   createWorld,
   directJobData,
   ok,
+  ownTestQueue,
   startRelayServer,
   type World,
   workerContext,
@@ -361,14 +362,7 @@ describe('a retry whose record the database does not take', () => {
     closers.push(async () => {
       deliveries.save = save;
     });
-    const name = `${PIPE_QUEUE}-unrecorded-${Date.now()}`;
-    const connection = new Redis(app.config.redisUrl, { maxRetriesPerRequest: null });
-    closers.push(async () => connection.disconnect());
-    const queue = new Queue<PipeJob>(name, { connection, prefix: app.config.redisPrefix });
-    closers.push(async () => {
-      await queue.obliterate({ force: true });
-      await queue.close();
-    });
+    const { queue, connection } = ownTestQueue(app, closers, 'unrecorded');
     const msgId = `unrecorded-${Date.now()}`;
     await queue.add(PIPE_JOB_NAME, directJobData(w, pipe.id, { msg_id: msgId }), {
       jobId: msgId,
@@ -376,7 +370,7 @@ describe('a retry whose record the database does not take', () => {
       backoff: { type: 'fixed', delay: 10 },
     });
     const worker = new Worker<PipeJob>(
-      name,
+      queue.name,
       waitOutDependencyErrors((j, token) => processPipeJob(ctx, j, token), 20, silent),
       { connection: connection.duplicate(), prefix: app.config.redisPrefix },
     );
