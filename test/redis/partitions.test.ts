@@ -8,6 +8,7 @@ import {
   pipeQueueNameOfBot,
   pipeQueueNames,
   pipeQueueNames as pipeQueuePartitions,
+  queueSlotTag,
 } from '../../src/redis/partitions.js';
 
 const standalone = (n: number) => ({ redisMode: 'standalone', redisQueuePartitions: n }) as const;
@@ -63,5 +64,16 @@ describe('pipe queue partitions', () => {
     expect(keySlot(`herald:rl:msg:{${tag}}:bot-7`)).toBe(
       keySlot(`herald:${pipeQueueNameOfBot(config, 'bot-7')}:wait`),
     );
+  });
+});
+
+describe('queueSlotTag', () => {
+  it("is the tag of the queue a job is in on a cluster, whatever the bot's partition is now; null elsewhere", () => {
+    const cluster = { redisMode: 'cluster' as const, redisQueuePartitions: 4 };
+    const name = pipeQueuePartitions(cluster)[2] as string;
+    expect(queueSlotTag(cluster, name)).toBe(partitionTag(2));
+    expect(keySlot(`herald:x:{${queueSlotTag(cluster, name)}}`)).toBe(keySlot(`herald:${name}:job-1`));
+    expect(queueSlotTag({ redisMode: 'standalone' }, name)).toBeNull();
+    expect(queueSlotTag(cluster, 'pipe-messages')).toBeNull();
   });
 });

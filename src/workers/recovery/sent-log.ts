@@ -272,11 +272,12 @@ export class SentLog {
   }
 
   /**
-   * Notes under the message's answer key that its relay is about to be asked (`asking` names the
-   * job, its attempt and the part: askingNote in process-message.ts), for DELIVERY_IN_DOUBT=hold. The answer, once
-   * kept, takes its place; a re-run that finds the note instead knows the relay may have the
-   * message (answerOfEarlierRun). With `lock` (the job's lock key and the run's token), only while
-   * the lock is the run's: false, and no note, once the job was taken over.
+   * Notes under the message's answer key that its relay is about to be asked, for
+   * DELIVERY_IN_DOUBT=hold (`asking` names the job, its attempt and the part: askingNote in
+   * process-message.ts). The answer, once kept, takes its place; a re-run that finds the note
+   * instead knows the relay may have the message (answerOfEarlierRun). With `lock` (the job's
+   * lock key and the run's token), only while the lock is the run's: false, and no note, once
+   * the job was taken over.
    */
   async noteAsking(
     msgId: string,
@@ -312,9 +313,9 @@ export class SentLog {
   }
 
   /**
-   * What an earlier run of `msgId`'s job (in the queue of slot tag `tag`) left under its answer key: the relay's
-   * answer (the message was sent), the note that the relay was being asked (noteAsking), or
-   * nothing.
+   * What an earlier run of `msgId`'s job (in the queue of slot tag `tag`) left under its answer
+   * key: the relay's answer (the message was sent), the note that the relay was being asked
+   * (noteAsking), or nothing.
    */
   async answerOfEarlierRun(msgId: string, tag: string | null): Promise<EarlierAnswer> {
     let raw: string | null;
