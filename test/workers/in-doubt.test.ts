@@ -61,6 +61,41 @@ afterAll(async () => {
 });
 
 const recordOf = (msgId: string) => app.res.store.deliveries.get(msgId);
+/** Waits until the message's record says `status`. */
+const settledAs = (msgId: string, status: string) =>
+  expect.poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 }).toBe(status);
+/** The nonces the relay got since it had `before` requests. */
+const noncesSince = (before: number) => relay.requests.slice(before).map((r) => r.body.nonce);
+
+/** A relay bot of its own (`name`) with a pipe, and how many requests the relay had before it. */
+async function relayPipe(
+  name: string,
+  bot: Record<string, unknown> = {},
+  pipeOptions: Record<string, unknown> = {},
+) {
+  const w = await createRelayWorld(app, relay.url, {
+    name,
+    upstream_token: `tok-${name.replace(/ /g, '-')}`,
+    ...bot,
+  });
+  const pipe = await createPipe(app, w, pipeOptions);
+  return { w, pipe, before: relay.requests.length };
+}
+
+/** Starts a worker process and SIGKILLs it once the relay's requests since `before` are `nonces`. */
+async function killOnceAsked(before: number, nonces: unknown[]): Promise<void> {
+  const worker = workers.start();
+  await expect
+    .poll(() => noncesSince(before), {
+      timeout: 20_000,
+      interval: 10,
+      message: `${worker.out.join('')} ${worker.err.join('')}`,
+    })
+    .toEqual(nonces);
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+  expect(worker.child.signalCode).toBe('SIGKILL');
+}
 
 describe('with DELIVERY_IN_DOUBT=hold', () => {
   it('a split message whose worker died while the relay held part 2 keeps part 1 sent, holds part 2, posts neither again', async () => {
@@ -68,37 +103,19 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       if (String(body.nonce).endsWith('.2')) held.push(res);
       else ok(res, `up-${String(body.nonce)}`);
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'split doubt bot',
-      upstream_token: 'tok-split',
-      rate_capacity: 100,
-      rate_per_second: 100,
-    });
-    const pipe = await createPipe(app, w);
+    const { pipe, before } = await relayPipe('split doubt bot', { rate_capacity: 100, rate_per_second: 100 });
     const msgId = await sendPipe(app, pipe.token, { content: longText(20) });
-    const worker = workers.start();
-    await expect
-      .poll(() => relay.requests.slice(before).map((r) => r.body.nonce), {
-        timeout: 20_000,
-        interval: 10,
-        message: `${worker.out.join('')} ${worker.err.join('')}`,
-      })
-      .toEqual([msgId, `${msgId}.2`]);
-    worker.child.kill('SIGKILL');
-    await worker.exited;
+    await killOnceAsked(before, [msgId, `${msgId}.2`]);
     const taking = await startWorkers(app.res, app.res.pipeRuntime.queue);
     try {
-      await expect
-        .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-        .toBe('failed');
+      await settledAs(msgId, 'failed');
     } finally {
       await taking.close(2_000);
     }
     expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', code: 50004 });
     expect(String((await recordOf(msgId))?.message)).toContain('(part 2)');
     // Part 1 was answered and noted: not posted again; part 2 is held; part 3 never went.
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, `${msgId}.2`]);
+    expect(noncesSince(before)).toEqual([msgId, `${msgId}.2`]);
   }, 60_000);
 
   it('a message whose worker died while the relay held its request is failed IN_DOUBT, not posted again; a replay posts it', async () => {
@@ -107,35 +124,20 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       if (holding) held.push(res);
       else ok(res, `up-${String(body.nonce)}`);
     };
-    const w = await createRelayWorld(app, relay.url, { name: 'in doubt bot', upstream_token: 'tok-doubt' });
-    const pipe = await createPipe(app, w);
-    const before = relay.requests.length;
+    const { pipe, before } = await relayPipe('in doubt bot');
     const msgId = await sendPipe(app, pipe.token, { content: 'did it arrive?' });
-
-    const worker = workers.start();
-    await expect
-      .poll(() => relay.requests.length - before, {
-        timeout: 20_000,
-        interval: 10,
-        message: `${worker.out.join('')} ${worker.err.join('')}`,
-      })
-      .toBe(1);
-    worker.child.kill('SIGKILL');
-    await worker.exited;
-    expect(worker.child.signalCode).toBe('SIGKILL');
+    await killOnceAsked(before, [msgId]);
 
     // A healthy worker takes the stalled job over and finds the relay was asked, no answer kept.
     inProcess = await startWorkers(app.res, app.res.pipeRuntime.queue);
-    await expect
-      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-      .toBe('failed');
+    await settledAs(msgId, 'failed');
     expect(await recordOf(msgId)).toMatchObject({
       status: 'failed',
       reason: 'IN_DOUBT',
       code: 50004,
       sent_at: null,
     });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(noncesSince(before)).toEqual([msgId]);
     const status = await app.request<Record<string, unknown>>(
       'GET',
       `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
@@ -153,8 +155,8 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       json: { msg_id: msgId },
     });
     expect(replay.status).toBe(200);
-    await expect.poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000 }).toBe('sent');
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    await settledAs(msgId, 'sent');
+    expect(noncesSince(before)).toEqual([msgId, msgId]);
     expect((await recordOf(msgId)) as DeliveryRecord).toMatchObject({
       upstream_msg_id: `up-${msgId}`,
       replays: 1,
@@ -165,61 +167,39 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     relay.handler = (_body, res) => {
       held.push(res);
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'silent relay bot',
-      upstream_token: 'tok-silent',
-    });
-    const pipe = await createPipe(app, w);
+    const { pipe, before } = await relayPipe('silent relay bot');
     inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
     const msgId = await sendPipe(app, pipe.token, { content: 'no answer' });
-    await expect
-      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-      .toBe('failed');
+    await settledAs(msgId, 'failed');
     expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', code: 50004, attempts: 1 });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(noncesSince(before)).toEqual([msgId]);
   }, 30_000);
 
   it('a relay 500 is still retried: the relay said it did not take the message', async () => {
     relay.handler = (body, res, n) => {
-      if (n === before + 1) {
-        res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ code: 500, message: 'busy' }));
-      } else ok(res, `up-${String(body.nonce)}`);
+      if (n === before + 1) answer(res, 500, { code: 500, message: 'busy' });
+      else ok(res, `up-${String(body.nonce)}`);
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, { name: 'busy relay bot', upstream_token: 'tok-busy' });
-    const pipe = await createPipe(app, w);
+    const { pipe, before } = await relayPipe('busy relay bot');
     inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
     const msgId = await sendPipe(app, pipe.token, { content: 'second time lucky' });
-    await expect
-      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-      .toBe('sent');
+    await settledAs(msgId, 'sent');
     expect(await recordOf(msgId)).toMatchObject({ attempts: 2 });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    expect(noncesSince(before)).toEqual([msgId, msgId]);
   }, 30_000);
 
   it('a relay 429 is waited out and asked again: the relay said it did not take the message', async () => {
     relay.handler = (body, res, n) => {
-      if (n === before + 1) {
-        res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '0' });
-        res.end(JSON.stringify({ code: 429, message: 'slow down' }));
-      } else ok(res, `up-${String(body.nonce)}`);
+      if (n === before + 1) answer(res, 429, { code: 429, message: 'slow down' }, { 'Retry-After': '0' });
+      else ok(res, `up-${String(body.nonce)}`);
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'limited relay bot',
-      upstream_token: 'tok-429',
-    });
-    const pipe = await createPipe(app, w);
+    const { pipe, before } = await relayPipe('limited relay bot');
     inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
     const msgId = await sendPipe(app, pipe.token, { content: 'after the wait' });
-    await expect
-      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-      .toBe('sent');
+    await settledAs(msgId, 'sent');
     // The wait spent no attempt; its run after the wait found no note of a request left unanswered.
     expect(await recordOf(msgId)).toMatchObject({ attempts: 1, reason: null });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId, msgId]);
+    expect(noncesSince(before)).toEqual([msgId, msgId]);
   }, 30_000);
 
   it('a relay that drops the connection once it has the request, or a gateway 504, leaves the message IN_DOUBT', async () => {
@@ -227,55 +207,37 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       if (String(body.content).startsWith('drop')) res.socket?.destroy();
       else answer(res, 504, { code: 504, message: 'gateway timeout' });
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'dropping relay bot',
-      upstream_token: 'tok-drop',
-    });
-    const pipe = await createPipe(app, w);
+    const { pipe, before } = await relayPipe('dropping relay bot');
     inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
     const dropped = await sendPipe(app, pipe.token, { content: 'drop me' });
     const gateway = await sendPipe(app, pipe.token, { content: 'behind a gateway' });
-    for (const id of [dropped, gateway])
-      await expect
-        .poll(async () => (await recordOf(id))?.status, { timeout: 15_000, interval: 50 })
-        .toBe('failed');
+    for (const id of [dropped, gateway]) await settledAs(id, 'failed');
     expect(await recordOf(dropped)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
     expect(await recordOf(gateway)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([dropped, gateway]);
+    expect(noncesSince(before)).toEqual([dropped, gateway]);
   }, 30_000);
 
   it("an update-mode group's first message, posted without an answer in time, is IN_DOUBT, not posted again", async () => {
     relay.handler = (_body, res) => {
       held.push(res);
     };
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'update group bot',
-      upstream_token: 'tok-update',
-    });
+    const { w } = await relayPipe('update group bot');
     const template = await createTemplate(app, w, 'alert {{ data.alert }}');
     const pipe = await createPipe(app, w, {
       template_id: template,
       grouping: { key: '{{ data.group }}', mode: 'update', window_s: 3600 },
     });
+    const before = relay.requests.length;
     inProcess ??= await startWorkers(app.res, app.res.pipeRuntime.queue);
     const msgId = await sendPipe(app, pipe.token, { group: 'g', alert: 'disk' });
-    await expect
-      .poll(async () => (await recordOf(msgId))?.status, { timeout: 15_000, interval: 50 })
-      .toBe('failed');
+    await settledAs(msgId, 'failed');
     expect(await recordOf(msgId)).toMatchObject({ reason: 'IN_DOUBT', attempts: 1 });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(noncesSince(before)).toEqual([msgId]);
   }, 30_000);
 
   it('a run whose lock lapsed and was taken over stops before it asks the relay', async () => {
     relay.handler = (body, res) => ok(res, `up-${String(body.nonce)}`);
-    const before = relay.requests.length;
-    const w = await createRelayWorld(app, relay.url, {
-      name: 'starved worker bot',
-      upstream_token: 'tok-starved',
-    });
-    const pipe = await createPipe(app, w);
+    const { w, pipe, before } = await relayPipe('starved worker bot');
     const ctx = await workerContext(
       app.res,
       closers,
@@ -300,12 +262,12 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
     // Its lock lapsed and another worker holds the job now.
     await connection.set(`${job.queueQualifiedName}:${msgId}:lock`, 'other-token');
     await expect(processPipeJob(ctx, job, 'starved-token')).rejects.toBeInstanceOf(JobTakenOverError);
-    expect(relay.requests.slice(before)).toEqual([]);
+    expect(noncesSince(before)).toEqual([]);
     // With its own lock, the same run asks (and is answered).
     await connection.set(`${job.queueQualifiedName}:${msgId}:lock`, 'starved-token');
     await expect(processPipeJob(ctx, job, 'starved-token')).resolves.toMatchObject({
       upstream_msg_id: `up-${msgId}`,
     });
-    expect(relay.requests.slice(before).map((r) => r.body.nonce)).toEqual([msgId]);
+    expect(noncesSince(before)).toEqual([msgId]);
   }, 30_000);
 });

@@ -428,15 +428,13 @@ class PipeRun {
       };
       let result: GroupSinkResult;
       try {
-        if (plan.dispatch) {
-          this.relaySaw = checked.bot.sink === 'relay';
-          result = await plan.dispatch(message, sender, beforeCreate);
-        } else {
-          // After the note: a run stopped by it (JobTakenOverError) asked nothing, and keeps its payment.
-          await beforeCreate();
-          this.relaySaw = checked.bot.sink === 'relay';
-          result = await dispatch(ctx, sender, message);
-        }
+        // After the note: a run stopped by it (JobTakenOverError) asked nothing, and keeps its
+        // payment. (An update-mode plan notes its creates itself; its edits ask the relay too.)
+        if (!plan.dispatch) await beforeCreate();
+        this.relaySaw = checked.bot.sink === 'relay';
+        result = plan.dispatch
+          ? await plan.dispatch(message, sender, beforeCreate)
+          : await dispatch(ctx, sender, message);
       } catch (err) {
         if (noted) await this.afterAsked(err, i);
         throw err;
