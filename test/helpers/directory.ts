@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Role } from '../../src/render/index.js';
-import type { TestApp } from './test-app.js';
+import { setUpRequest, type TestApp } from './test-app.js';
 
 /*
  * Directory fixtures through the admin API (docs/directory.md), for any test that needs a guild,
@@ -32,7 +32,7 @@ export interface TestMember extends Obj {
 }
 
 async function post<T>(app: TestApp, path: string, json: Obj): Promise<T> {
-  const r = await app.request<T>('POST', path, { admin: true, json });
+  const r = await setUpRequest(() => app.request<T>('POST', path, { admin: true, json }));
   if (r.status !== 200) throw new Error(`${path} failed: ${r.status} ${r.text}`);
   return r.body.data;
 }

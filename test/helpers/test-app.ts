@@ -135,14 +135,27 @@ export async function deleteRedisPrefix(res: Resources, prefix: string): Promise
 }
 
 /** Creates a bot through the admin API; returns its record and token. */
+/**
+ * A fixture call asked again after a 503 (up to 5 tries): on a loaded machine the store can take
+ * longer than a test app's DB_TIMEOUT_MS, and a fixture is not what the test is about.
+ */
+export async function setUpRequest<R extends { status: number }>(call: () => Promise<R>): Promise<R> {
+  for (let tries = 1; ; tries++) {
+    const r = await call();
+    if (r.status !== 503 || tries >= 5) return r;
+    await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+  }
+}
+
 export async function createTestBot(
   app: TestApp,
   body: Record<string, unknown> = {},
 ): Promise<{ id: string; token: string; bot: Record<string, unknown> }> {
-  const r = await app.request<{ bot: Record<string, unknown> & { id: string }; token: string }>(
-    'POST',
-    '/admin/api/bot/create',
-    { admin: true, json: { name: 'test bot', ...body } },
+  const r = await setUpRequest(() =>
+    app.request<{ bot: Record<string, unknown> & { id: string }; token: string }>('POST', '/admin/api/bot/create', {
+      admin: true,
+      json: { name: 'test bot', ...body },
+    }),
   );
   if (r.status !== 200) throw new Error(`bot create failed: ${r.text}`);
   return { id: r.body.data.bot.id, token: r.body.data.token, bot: r.body.data.bot };
