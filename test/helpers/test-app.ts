@@ -152,10 +152,14 @@ export async function createTestBot(
   body: Record<string, unknown> = {},
 ): Promise<{ id: string; token: string; bot: Record<string, unknown> }> {
   const r = await setUpRequest(() =>
-    app.request<{ bot: Record<string, unknown> & { id: string }; token: string }>('POST', '/admin/api/bot/create', {
-      admin: true,
-      json: { name: 'test bot', ...body },
-    }),
+    app.request<{ bot: Record<string, unknown> & { id: string }; token: string }>(
+      'POST',
+      '/admin/api/bot/create',
+      {
+        admin: true,
+        json: { name: 'test bot', ...body },
+      },
+    ),
   );
   if (r.status !== 200) throw new Error(`bot create failed: ${r.text}`);
   return { id: r.body.data.bot.id, token: r.body.data.token, bot: r.body.data.bot };
