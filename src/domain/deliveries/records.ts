@@ -236,20 +236,24 @@ export function internalFailure(err: unknown): DeliveryError {
 export const asDeliveryFailure = (err: unknown): HeraldError =>
   err instanceof HeraldError ? err : internalFailure(err);
 
-/** An attempt failed and will be retried: the message is queued again, with the last reason. */
+/**
+ * An attempt failed and will be retried: the message is queued again, with the last reason. `at`
+ * dates the event (when the retry was decided).
+ */
 export function markRetrying(
   deps: Deps,
   ids: DeliveryIds,
   err: HeraldError,
   attempts: number,
   retryAt: number,
+  at = deps.now(),
 ) {
   const f = describeFailure(err);
   return save(
     deps,
     ids,
     { status: 'queued', ...f, attempts, retry_at: retryAt },
-    deliveryEvent('retrying', deps.now(), {
+    deliveryEvent('retrying', at, {
       reason: f.reason,
       code: f.code,
       retry_at: retryAt,

@@ -680,8 +680,12 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
     case 'retry': {
       const { failure, reason } = ended;
       metrics.retries.inc({ reason });
+      // The record's event is dated when the retry was decided, and a retry planned for a moment
+      // already past (a short backoff on a slow machine) is due then, not before its own event.
+      const decidedAt = deps.now();
+      const retryAt = Math.max(ended.at, decidedAt);
       await run.keepPayment();
-      plannedRetries.set(failure, ended.at);
+      plannedRetries.set(failure, retryAt);
       const described = describeFailure(failure);
       await noteWait(
         deps.redis,
@@ -689,7 +693,7 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
         data.msg_id,
         {
           status: 'queued',
-          retry_at: ended.at,
+          retry_at: retryAt,
           attempts: attempt,
           reason,
           code: described.code,
@@ -701,7 +705,7 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
       );
       // The attempt was made (the relay saw it): a record the store does not take now must not
       // make the job run this attempt again, uncounted. The wait note above shows the retry.
-      await markRetrying(deps, ids, failure, attempt, ended.at).catch((err: unknown) => {
+      await markRetrying(deps, ids, failure, attempt, retryAt, decidedAt).catch((err: unknown) => {
         if (!(err instanceof DependencyError)) throw err;
         deps.log.warn('retrying record not written: the database is away', { msg_id: data.msg_id });
       });

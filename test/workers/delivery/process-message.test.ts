@@ -384,3 +384,27 @@ describe('a retry whose record the database does not take', () => {
     expect(done?.returnvalue).toMatchObject({ attempts: 2, upstream_msg_id: `up-${msgId}` });
   });
 });
+
+describe('a retry recorded after its backoff has passed', () => {
+  it('is due when it was recorded, not before its own event', async () => {
+    const relay = await startRelayServer();
+    closers.push(() => relay.close());
+    relay.handler = (_body, res) => answer(res, 503, { code: 503, message: 'busy' });
+    const w = await createRelayWorld(app, relay.url, { name: 'late record bot', upstream_token: 'tok-late' });
+    const pipe = await createPipe(app, w);
+    // The records' clock a minute past the decision's: a record written after the short backoff
+    // had run out, as on a loaded machine (CI once read retry_at 47 ms before the event's `at`).
+    const ahead = 60_000;
+    const ctx = await workerContext({ ...app.res, now: () => Date.now() + ahead }, closers, 1, silent);
+    const data = directJobData(w, pipe.id);
+    const job = await app.res.pipeRuntime.queue.add(PIPE_JOB_NAME, data, { jobId: data.msg_id, attempts: 3 });
+    const before = Date.now() + ahead;
+    await expect(processPipeJob(ctx, job, undefined)).rejects.toThrow();
+    const record = await app.res.store.deliveries.detail(data.msg_id);
+    const [event] = (record?.history ?? []) as Array<{ status: string; at: number; retry_at?: number }>;
+    expect(event).toMatchObject({ status: 'retrying', attempt: 1 });
+    expect(event?.at).toBeGreaterThanOrEqual(before);
+    expect(event?.retry_at).toBeGreaterThanOrEqual(event?.at ?? Number.POSITIVE_INFINITY);
+    expect(record?.retry_at).toBe(event?.retry_at);
+  });
+});
