@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestBot, setUpRequest, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** send-pipemsg while Redis or the database is cut off (a loopback proxy in front of each). */
 let redisProxy: TcpProxy;
@@ -24,18 +24,13 @@ const send = (token: string, content: string, query = '', headers: Record<string
     { json: { content }, headers: { ...en, ...headers } },
   );
 
-/**
- * A set-up call made before anything is cut, asked again after a 503: on a loaded machine the store
- * can take longer than this file's short DB_TIMEOUT_MS, and the set-up is not under test.
- */
+/** A set-up call made before anything is cut (asked again after a 503): its data, or a throw. */
 async function setUp<T>(
   call: () => Promise<{ status: number; text: string; body: { data: T } }>,
 ): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    const r = await call();
-    if (r.status === 200) return r.body.data;
-    if (r.status !== 503 || tries >= 5) throw new Error(r.text);
-  }
+  const r = await setUpRequest(call);
+  if (r.status !== 200) throw new Error(r.text);
+  return r.body.data;
 }
 
 async function createPipe(): Promise<string> {

@@ -134,7 +134,6 @@ export async function deleteRedisPrefix(res: Resources, prefix: string): Promise
   }
 }
 
-/** Creates a bot through the admin API; returns its record and token. */
 /**
  * A fixture call asked again after a 503 (up to 5 tries): on a loaded machine the store can take
  * longer than a test app's DB_TIMEOUT_MS, and a fixture is not what the test is about.
@@ -147,6 +146,7 @@ export async function setUpRequest<R extends { status: number }>(call: () => Pro
   }
 }
 
+/** Creates a bot through the admin API; returns its record and token. */
 export async function createTestBot(
   app: TestApp,
   body: Record<string, unknown> = {},
