@@ -81,10 +81,6 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
     "a warning's line is its expression's (PHP's is the line where the tag starts; same output)",
   'warn-sort-comparator-count':
     "a comparator that warns warns once per call: JS's sort calls it a different number of times than PHP's zend_sort (same output)",
-  'unseen-str-case-unicode': 'PHP 8.2 lower-cases a final sigma as σ; JS as ς',
-  'unseen-arr-column-variants': 'column() with null, bool or float index values',
-  'unseen-arr-json-encode-types': 'json_encode ignores JSON_NUMERIC_CHECK',
-  'unseen-dates-date-function': "a DateTime's pseudo-properties (timezone, date) warn in PHP",
   'unseen-str-convert-encoding': 'convert_encoding supports UTF-8 to UTF-8 only',
   'num-deviation-integral-floats':
     'integral floats within ±2^53 (round() results, 2.0, 1.0e+15, 0.0 * -1) read as ints (docs/templates.md)',

@@ -155,9 +155,9 @@ function column(st: RenderState, v: Value, a: Args): Value {
     else val = row.get(toKey(col));
     if (val === undefined) return;
     const ik = idx === null ? undefined : row.get(toKey(idx));
-    if (ik !== undefined && (typeof ik === 'string' || typeof ik === 'number' || typeof ik === 'bigint')) {
-      out.set(toKey(ik), val);
-    } else out.push(val);
+    // as array_column's keys: null is "", a bool 0 or 1, a float truncated, an array refused
+    if (ik !== undefined) out.set(toKey(ik), val);
+    else out.push(val);
   });
   return out.build();
 }

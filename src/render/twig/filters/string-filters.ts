@@ -57,6 +57,14 @@ export function phpTrim(
 const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
 const CASE_IGNORABLE =
   /[\p{Mn}\p{Me}\p{Cf}\p{Lm}\p{Sk}'.:\u00B7\u0387\u05F4\u2018\u2019\u2024\u2027\uFE13\uFE52\uFE55\uFF07\uFF0E\uFF1A\u00AD]/u;
+/**
+ * mb_strtolower as PHP 8.2 has it: a capital sigma is always σ, where JS (and PHP from 8.3) writes
+ * ς at a word's end.
+ */
+function phpLower(s: string): string {
+  return s.includes('Σ') ? s.replaceAll('Σ', 'σ').toLowerCase() : s.toLowerCase();
+}
+
 /** Characters whose title case differs from their upper case (Unicode digraphs). */
 const TITLE: Readonly<Record<string, string>> = {
   Ǆ: 'ǅ',
@@ -253,10 +261,10 @@ function split(st: RenderState, v: Value, a: Args): Value {
 
 export const STRING_FILTERS: Readonly<Record<string, FilterDef>> = {
   upper: filter([], (_st, v) => stringArg(v, 'upper').toUpperCase()),
-  lower: filter([], (_st, v) => stringArg(v, 'lower').toLowerCase()),
+  lower: filter([], (_st, v) => phpLower(stringArg(v, 'lower'))),
   capitalize: filter([], (_st, v) => {
     const s = stringArg(v, 'capitalize');
-    return mbSubstr(s, 0, 1).toUpperCase() + mbSubstr(s, 1, null).toLowerCase();
+    return mbSubstr(s, 0, 1).toUpperCase() + phpLower(mbSubstr(s, 1, null));
   }),
   title: filter([], (_st, v) => titleCase(stringArg(v, 'title'))),
   trim: filter(['character_mask', 'side'], (_st, v, a) => {

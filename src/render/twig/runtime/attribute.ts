@@ -1,3 +1,4 @@
+import { warn } from './budget.js';
 import { fail } from './fault.js';
 import { toKey } from './keys.js';
 import { MethodObject } from './method-object.js';
@@ -32,6 +33,10 @@ export function getAttribute(
   }
   if (obj instanceof MethodObject && type !== 'array') {
     if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return null;
+    if (type === 'any' && obj.pseudoProperty(String(attr))) {
+      warn(`Undefined property: ${obj.phpClass}::$${attr}`);
+      return null;
+    }
     const m = obj.findMethod(String(attr));
     if (!m) return null;
     st.step();
@@ -50,7 +55,7 @@ export function hasAttribute(obj: Value, attr: Value, type: AttrType): boolean {
   if (obj instanceof MethodObject && type !== 'array') {
     return (
       (typeof attr === 'string' || typeof attr === 'number' || typeof attr === 'bigint') &&
-      obj.findMethod(String(attr)) !== undefined
+      ((type === 'any' && obj.pseudoProperty(String(attr))) || obj.findMethod(String(attr)) !== undefined)
     );
   }
   return false;

@@ -89,6 +89,11 @@ export function parseNumeric(s: string): Num {
   return b > INT64_MAX || b < INT64_MIN ? n : int64(b);
 }
 
+/** Whether a numeric string is written as an integer (PHP's is_numeric_string answering IS_LONG or overflowing). */
+export function isIntegerString(s: string): boolean {
+  return INTEGER.test(s);
+}
+
 /** 1 or -1 when `s` is an integer string beyond int64 (so `n`, its value, is a float), else 0. */
 export function intOverflow(s: string, n: Num): -1 | 0 | 1 {
   if (typeof n === 'bigint' || Math.abs(n) < 9.2e18 || !INTEGER.test(s)) return 0;

@@ -1,5 +1,5 @@
 import { warn } from './budget.js';
-import { toStr } from './convert.js';
+import { toInt, toStr } from './convert.js';
 import { diffDates, TwigInterval } from './date-interval.js';
 import { fail } from './fault.js';
 import { type Method, MethodObject } from './method-object.js';
@@ -14,9 +14,11 @@ import {
   type ParsedTime,
   type ParsedZone,
   parseDateString,
+  utcWall,
   type Wall,
   wallOf,
 } from './strtotime.js';
+import { TZ_ABBREVIATIONS } from './tz-abbreviations.js';
 import type { Value } from './value.js';
 
 /** A zone abbreviation a date string named ("EST", "CEST"): PHP shows it with `e` and `T`. */
@@ -49,7 +51,45 @@ export class TwigDate extends MethodObject {
       // PHP's modify changes the DateTime in place and answers it (the date_modify filter works
       // on a copy, as Twig's converter clones)
       ['modify', (st, args) => this.modifyInPlace(modify(st, this, toStr(args[0] ?? '')))],
+      // the setters change the DateTime in place and answer it, as PHP's do; fields past their
+      // range carry over (setTime(25, 0) is 01:00 the next day)
+      ['settime', (_st, args) => this.setWall(null, args)],
+      ['setdate', (_st, args) => this.setWall(args, null)],
+      ['settimestamp', (_st, args) => this.moveTo(toInt(args[0] ?? null) * 1000)],
+      ['gettimezone', () => new TwigTimezone(this.zoneName())],
     ]);
+  }
+
+  /** Names Twig finds in the object's array cast but PHP has no property for: read, they warn. */
+  override pseudoProperty(name: string): boolean {
+    return name === 'date' || name === 'timezone' || name === 'timezone_type';
+  }
+
+  /** DateTimeZone::getName: the abbreviation a date string named, an offset, or the zone's id. */
+  zoneName(): string {
+    return this.abbr?.name ?? this.tz;
+  }
+
+  /** 3 for a zone id, 2 for an abbreviation, 1 for an offset (json_encode and var_dump show it). */
+  zoneType(): 1 | 2 | 3 {
+    return this.abbr ? 2 : OFFSET_RE.test(this.tz) ? 1 : 3;
+  }
+
+  private setWall(date: readonly Value[] | null, time: readonly Value[] | null): TwigDate {
+    const w = wallIn(this.ms, this.tz);
+    const n = (v: Value | undefined, dflt: number): number => (v === undefined ? dflt : toInt(v));
+    const [y, m, d] = date ? [n(date[0], w.y), n(date[1], w.m), n(date[2], w.d)] : [w.y, w.m, w.d];
+    const [h, i, sec, us] = time
+      ? [n(time[0], w.h), n(time[1], w.i), n(time[2], 0), n(time[3], 0)]
+      : [w.h, w.i, w.s, w.us];
+    const hint = offsetMinutes(this.ms, this.tz);
+    return this.moveTo(fromWall(utcWall(y, m, d, h, i, sec) + us / 1000, this.tz, hint));
+  }
+
+  private moveTo(ms: number): TwigDate {
+    if (!(Math.abs(ms) <= 8.64e15)) return fail('The date is out of the supported date range');
+    this.ms = ms;
+    return this;
   }
   private modifyInPlace(to: TwigDate | false): TwigDate | false {
     if (to === false) return false;
@@ -93,6 +133,17 @@ export function checkTimezone(tz: string): string {
   }
 }
 
+/** PHP's DateTimeZone as DateTime::getTimezone answers it: a name, and nothing to change. */
+export class TwigTimezone extends MethodObject {
+  readonly phpClass = 'DateTimeZone';
+  constructor(readonly name: string) {
+    super();
+  }
+  protected get methods(): ReadonlyMap<string, Method> {
+    return new Map<string, Method>([['getname', () => this.name]]);
+  }
+}
+
 /** Offset from UTC in minutes at the instant `ms`. */
 export function offsetMinutes(ms: number, tz: string): number {
   if (tz === 'UTC') return 0;
@@ -127,11 +178,22 @@ export function offsetMinutes(ms: number, tz: string): number {
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
 }
 
-/** ms since the epoch of a wall-clock time (ms read as UTC, fraction kept) in a timezone. */
-function fromWall(wallMs: number, tz: string): number {
-  const off1 = offsetMinutes(wallMs, tz);
-  const off2 = offsetMinutes(wallMs - off1 * 60000, tz);
-  return wallMs - off2 * 60000;
+/**
+ * ms since the epoch of a wall-clock time (ms read as UTC, fraction kept) in a timezone, resolved
+ * as PHP's timelib does: a time a DST change skips moves forward by the change (02:30 is 03:30
+ * EDT); a time it repeats is the one `hint` (the changed date's offset, minutes) is in, else the
+ * first in zones west of UTC and the second east of it.
+ */
+function fromWall(wallMs: number, tz: string, hint?: number): number {
+  const current = offsetMinutes(wallMs, tz);
+  const actual = offsetMinutes(wallMs - current * 60000, tz);
+  if (current < actual && offsetMinutes(wallMs - actual * 60000, tz) !== actual) {
+    return wallMs - current * 60000;
+  }
+  if (hint !== undefined && hint !== actual && offsetMinutes(wallMs - hint * 60000, tz) === hint) {
+    return wallMs - hint * 60000;
+  }
+  return wallMs - actual * 60000;
 }
 
 /** The wall clock of `ms` in `tz`, as fields. */
@@ -231,7 +293,7 @@ export function modify(st: RenderState, base: TwigDate, text: string): TwigDate 
   const utc = isTimestamp(p);
   const tz = utc ? '+00:00' : base.tz;
   const wallMs = relative(wall, p, text, 'DateTime::modify()');
-  return new TwigDate(fromWall(wallMs, tz), tz, utc ? undefined : base.abbr);
+  return new TwigDate(fromWall(wallMs, tz, offsetMinutes(base.ms, base.tz)), tz, utc ? undefined : base.abbr);
 }
 
 /** Twig's twig_date_converter: DateTime, timestamp, null (now) or a date string. */
@@ -436,6 +498,12 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
       case 89: // Y
         out += Y < 0 ? `-${String(-Y).padStart(4, '0')}` : String(Y).padStart(4, '0');
         break;
+      case 88: // X (PHP 8.2): the year, always signed
+        out += `${Y < 0 ? '-' : '+'}${String(Math.abs(Y)).padStart(4, '0')}`;
+        break;
+      case 120: // x (PHP 8.2): the year, signed when negative or past 9999
+        out += `${Y < 0 ? '-' : Y > 9999 ? '+' : ''}${String(Math.abs(Y)).padStart(4, '0')}`;
+        break;
       case 121: // y
         out += p2(Y % 100);
         break;
@@ -533,54 +601,46 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
   return out;
 }
 
-/** tzdata abbreviations PHP prints for common zones (Intl has no reliable source for them). */
-const ABBR: Readonly<Record<string, readonly [string, string]>> = {
-  'Asia/Shanghai': ['CST', 'CDT'],
-  'Asia/Chongqing': ['CST', 'CDT'],
-  'Asia/Harbin': ['CST', 'CDT'],
-  'Asia/Taipei': ['CST', 'CDT'],
-  'Asia/Macau': ['CST', 'CDT'],
-  PRC: ['CST', 'CDT'],
-  'Asia/Hong_Kong': ['HKT', 'HKST'],
-  'Asia/Tokyo': ['JST', 'JDT'],
-  'Asia/Seoul': ['KST', 'KDT'],
-  'Asia/Kolkata': ['IST', 'IST'],
-  'Asia/Calcutta': ['IST', 'IST'],
-  'Asia/Jerusalem': ['IST', 'IDT'],
-  'Asia/Manila': ['PST', 'PDT'],
-  'Asia/Jakarta': ['WIB', 'WIB'],
-  'Asia/Karachi': ['PKT', 'PKST'],
-  'Europe/London': ['GMT', 'BST'],
-  'Europe/Dublin': ['GMT', 'IST'],
-  'Europe/Lisbon': ['WET', 'WEST'],
-  'Europe/Moscow': ['MSK', 'MSD'],
-  'Africa/Johannesburg': ['SAST', 'SAST'],
-  'Australia/Sydney': ['AEST', 'AEDT'],
-  'Australia/Melbourne': ['AEST', 'AEDT'],
-  'Australia/Brisbane': ['AEST', 'AEDT'],
-  'Australia/Perth': ['AWST', 'AWDT'],
-  'Australia/Adelaide': ['ACST', 'ACDT'],
-  'Pacific/Auckland': ['NZST', 'NZDT'],
-  'Pacific/Honolulu': ['HST', 'HDT'],
-  GMT: ['GMT', 'GMT'],
-};
-const CET =
-  /^Europe\/(Paris|Berlin|Madrid|Rome|Amsterdam|Brussels|Vienna|Zurich|Stockholm|Oslo|Copenhagen|Warsaw|Prague|Budapest|Belgrade|Luxembourg|Monaco|Malta|Andorra|Bratislava|Ljubljana|Zagreb|Sarajevo|Skopje|Tirane|Vaduz|San_Marino|Vatican|Gibraltar|Podgorica)$/;
-const EET = /^Europe\/(Athens|Bucharest|Helsinki|Kiev|Kyiv|Riga|Sofia|Tallinn|Vilnius|Chisinau)$/;
+interface AbbreviationEra {
+  /** Unix seconds. */
+  from: number;
+  /** Abbreviation by UTC offset in seconds. */
+  names: Map<number, string>;
+}
 
+/** Each zone's eras, parsed from tz-abbreviations.ts on the zone's first use (null: none). */
+const ERAS = new Map<string, readonly AbbreviationEra[] | null>();
+
+function abbreviationEras(tz: string): readonly AbbreviationEra[] | null {
+  let eras = ERAS.get(tz);
+  if (eras !== undefined) return eras;
+  const spec = Object.hasOwn(TZ_ABBREVIATIONS, tz) ? TZ_ABBREVIATIONS[tz] : undefined;
+  eras =
+    spec === undefined
+      ? null
+      : spec.split(';').map((era) => {
+          const [from, pairs] = era.split(':') as [string, string];
+          const names = new Map<number, string>();
+          for (const pair of pairs.split(',')) {
+            const [offset, name] = pair.split('=') as [string, string];
+            names.set(Number(offset), name);
+          }
+          return { from: Number(from), names };
+        });
+  ERAS.set(tz, eras);
+  return eras;
+}
+
+/** PHP's `T`: the zone's tzdata abbreviation at that instant ("CEST", "WAT"), else its offset. */
 function tzAbbr(d: TwigDate): string {
   const off = offsetMinutes(d.ms, d.tz);
-  const jan = offsetMinutes(Date.UTC(new Date(d.ms).getUTCFullYear(), 0, 1), d.tz);
-  const jul = offsetMinutes(Date.UTC(new Date(d.ms).getUTCFullYear(), 6, 1), d.tz);
-  const dst = off !== Math.min(jan, jul) && jan !== jul ? 1 : 0;
-  const table =
-    ABBR[d.tz] ?? (CET.test(d.tz) ? ['CET', 'CEST'] : EET.test(d.tz) ? ['EET', 'EEST'] : undefined);
-  if (table) return table[dst]!;
-  if (d.tz.startsWith('America/') || d.tz.startsWith('US/')) {
-    const name = new Intl.DateTimeFormat('en-US', { timeZone: d.tz, timeZoneName: 'short' })
-      .formatToParts(new Date(d.ms))
-      .find((p) => p.type === 'timeZoneName')?.value;
-    if (name && !/^GMT/.test(name)) return name;
+  const eras = abbreviationEras(d.tz);
+  if (eras) {
+    const at = Math.floor(d.ms / 1000);
+    let era = eras[0]!;
+    for (const e of eras) if (e.from <= at) era = e;
+    const name = era.names.get(off * 60);
+    if (name !== undefined) return name;
   }
   // zones without an abbreviation print as "+08" or "+0530"
   const a = Math.abs(off);

@@ -1,7 +1,9 @@
+import { isIntegerString, isNumericString, parseNumeric } from './convert.js';
+import { formatDate, TwigDate } from './date.js';
 import { fail } from './fault.js';
 import { Markup } from './markup.js';
 import { numberToJson } from './number-format.js';
-import { PhpArray } from './php-array.js';
+import { ArrayBuilder, PhpArray } from './php-array.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
 
@@ -10,6 +12,7 @@ export const JSON_HEX_AMP = 2;
 export const JSON_HEX_APOS = 4;
 export const JSON_HEX_QUOT = 8;
 export const JSON_FORCE_OBJECT = 16;
+export const JSON_NUMERIC_CHECK = 32;
 export const JSON_UNESCAPED_SLASHES = 64;
 export const JSON_PRETTY_PRINT = 128;
 export const JSON_UNESCAPED_UNICODE = 256;
@@ -95,6 +98,29 @@ function jsonStringSlow(s: string, flags: number): string {
 }
 
 /** PHP's json_encode for template values. */
+/** An integral float's digits as PHP writes them with JSON_PRESERVE_ZERO_FRACTION. */
+const withZeroFraction = (s: string): string => (s.includes('.') ? s : `${s}.0`);
+
+/** A numeric string under JSON_NUMERIC_CHECK: the int or float it denotes, as PHP encodes that. */
+function numericString(s: string, flags: number): string {
+  const n = parseNumeric(s);
+  if (typeof n === 'bigint') return String(n);
+  // written as a float ("1.0", "1e3"), or an integer beyond int64, which PHP reads as a float
+  const float = !isIntegerString(s) || !Number.isSafeInteger(n);
+  if (!float) return String(n);
+  const digits = numberToJson(n);
+  return flags & JSON_PRESERVE_ZERO_FRACTION && Number.isFinite(n) ? withZeroFraction(digits) : digits;
+}
+
+/** DateTime's array cast: `date`, `timezone_type`, `timezone`. */
+function dateFields(st: RenderState, d: TwigDate): PhpArray {
+  const fields = new ArrayBuilder();
+  fields.set('date', formatDate(st, d, 'Y-m-d H:i:s.u'));
+  fields.set('timezone_type', d.zoneType());
+  fields.set('timezone', d.zoneName());
+  return fields.build();
+}
+
 export function jsonEncode(st: RenderState, v: Value, flags: number): string {
   const pretty = (flags & JSON_PRETTY_PRINT) !== 0;
   const enc = (x: Value, depth: number): string => {
@@ -103,12 +129,11 @@ export function jsonEncode(st: RenderState, v: Value, flags: number): string {
     switch (typeof x) {
       case 'string':
         if (x.length > 4096) st.step(x.length >> 10);
+        if (flags & JSON_NUMERIC_CHECK && isNumericString(x)) return numericString(x, flags);
         return jsonString(x, flags);
       case 'number':
         if (flags & JSON_PRESERVE_ZERO_FRACTION && Number.isInteger(x) && !Number.isSafeInteger(x)) {
-          // an integral float: PHP adds ".0" unless the digits already have a point
-          const s = numberToJson(x);
-          return s.includes('.') ? s : `${s}.0`;
+          return withZeroFraction(numberToJson(x));
         }
         return numberToJson(x);
       case 'bigint':
@@ -120,6 +145,8 @@ export function jsonEncode(st: RenderState, v: Value, flags: number): string {
     }
     if (x === null) return 'null';
     if (x instanceof Markup) return jsonString(x.text, flags); // JsonSerializable
+    // a DateTime encodes as its var_dump shows it
+    if (x instanceof TwigDate) return enc(dateFields(st, x), depth);
     if (!(x instanceof PhpArray)) return '{}';
     const nl = pretty ? `\n${'    '.repeat(depth + 1)}` : '';
     const end = pretty ? `\n${'    '.repeat(depth)}` : '';

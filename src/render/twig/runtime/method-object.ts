@@ -14,6 +14,14 @@ export abstract class MethodObject extends TwigObject {
   /** Lower-cased method name -> implementation (a null-prototype record or a Map). */
   protected abstract get methods(): ReadonlyMap<string, Method>;
 
+  /**
+   * Whether `name` is a key of the object's array cast that is no property (DateTime's `date`,
+   * `timezone`): Twig reads it, and PHP warns "Undefined property".
+   */
+  pseudoProperty(_name: string): boolean {
+    return false;
+  }
+
   /** Twig's lookup: `name`, then `getName`, `isName`, `hasName`, all case-insensitively. */
   findMethod(name: string): Method | undefined {
     const lc = name.toLowerCase();

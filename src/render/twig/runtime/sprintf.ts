@@ -1,5 +1,6 @@
 import { castStr, toFloat, toInt, toInt64 } from './convert.js';
 import { fail } from './fault.js';
+import { utf8Length } from './mb.js';
 import { floatToString } from './number-format.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
@@ -26,6 +27,39 @@ function fixed(n: number, prec: number): string {
       prec > 0 ? `${bumped.slice(0, bumped.length - prec)}.${bumped.slice(bumped.length - prec)}` : bumped;
   }
   return n < 0 && /[1-9]/.test(out) ? `-${out}` : n < 0 ? `-${out}` : out;
+}
+
+/**
+ * printf's %g as PHP writes it (zend_gcvt): `digits` significant digits, rounded half to even on
+ * the double's exact value, trailing zeros dropped; an exponent ("1.23e+6") when the point would
+ * fall more than `digits` places right or four places left.
+ */
+function general(n: number, digits: number, expChar: string): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return 'INF';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  // toExponential with many digits is the exact expansion; round that by hand
+  const exact = Math.abs(n).toExponential(Math.min(digits + 29, 100));
+  const e = exact.indexOf('e');
+  const all = exact.slice(0, e).replace('.', '');
+  let exp = Number(exact.slice(e + 1));
+  let mant = all.slice(0, digits);
+  const first = all.charCodeAt(digits) - 48;
+  const tail = /[1-9]/.test(all.slice(digits + 1));
+  if (first > 5 || (first === 5 && (tail || (mant.charCodeAt(mant.length - 1) - 48) % 2 === 1))) {
+    const bumped = (BigInt(mant) + 1n).toString();
+    if (bumped.length > mant.length) exp++;
+    mant = bumped.slice(0, digits);
+  }
+  mant = mant.replace(/0+$/, '') || '0';
+  const decpt = exp + 1;
+  let body: string;
+  if (decpt < -3 || decpt > digits) {
+    body = `${mant[0]}.${mant.length > 1 ? mant.slice(1) : '0'}${expChar}${exp < 0 ? '-' : '+'}${Math.abs(exp)}`;
+  } else if (decpt <= 0) body = `0.${'0'.repeat(-decpt)}${mant}`;
+  else if (mant.length <= decpt) body = mant + '0'.repeat(decpt - mant.length);
+  else body = `${mant.slice(0, decpt)}.${mant.slice(decpt)}`;
+  return n < 0 ? `-${body}` : body;
 }
 
 /** PHP's sprintf (the `format` filter); widths and precisions are bounded by the string limit. */
@@ -96,9 +130,12 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
       case 'g':
       case 'G': {
         const n = toFloat(arg);
-        s = floatToString(n);
-        if (conv === 'g') s = s.replace('E', 'e');
-        if (plus && n >= 0) s = `+${s}`;
+        s = general(
+          n,
+          precision === undefined ? 6 : Math.min(Math.max(precision, 1), 53),
+          conv === 'g' ? 'e' : 'E',
+        );
+        if (plus && n >= 0 && Number.isFinite(n)) s = `+${s}`;
         break;
       }
       case 's': {
@@ -126,11 +163,13 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
       default:
         s = '';
     }
-    if (s.length < width) {
-      if (left) s = s + (pad === '0' ? ' ' : pad).repeat(width - s.length);
+    // PHP pads to a width in bytes: "山田" is 6 wide
+    const size = width > s.length ? utf8Length(s) : s.length;
+    if (size < width) {
+      if (left) s = s + (pad === '0' ? ' ' : pad).repeat(width - size);
       else if (pad === '0' && /^[+-]/.test(s) && 'deEfFgGu'.includes(conv)) {
-        s = s[0] + '0'.repeat(width - s.length) + s.slice(1);
-      } else s = pad.repeat(width - s.length) + s;
+        s = s[0] + '0'.repeat(width - size) + s.slice(1);
+      } else s = pad.repeat(width - size) + s;
     }
     out += s;
     if (out.length > 4096) st.checkString(out.length);
