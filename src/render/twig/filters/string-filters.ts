@@ -1,4 +1,4 @@
-import { charge } from '../runtime/budget.js';
+import { charge, warn } from '../runtime/budget.js';
 import { castStr, numberParam, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
@@ -161,6 +161,8 @@ interface StrtrTable {
   readonly starts: RegExp;
   /** What preparing the table charged (charged again when it is reused). */
   readonly cost: number;
+  /** Whether the pairs had an empty key, which PHP ignores with a warning on every call. */
+  readonly emptyKey: boolean;
 }
 
 /**
@@ -179,10 +181,12 @@ function strtrTable(pairs: PhpArray): StrtrTable {
   const map = new Map<string, string>();
   // only string values are cached: converting another value may depend on the render
   let cacheable = true;
+  let emptyKey = false;
   pairs.forEach((v, k) => {
     const key = String(k);
     if (typeof v !== 'string') cacheable = false;
     if (key !== '') map.set(key, castStr(v));
+    else emptyKey = true;
   });
   const keys = [...map.keys()].sort((a, b) => b.length - a.length);
   const table: StrtrTable = {
@@ -193,6 +197,7 @@ function strtrTable(pairs: PhpArray): StrtrTable {
       'g',
     ),
     cost: pairs.size >> 3,
+    emptyKey,
   };
   if (cacheable) strtrTables.set(pairs, table);
   return table;
@@ -200,7 +205,8 @@ function strtrTable(pairs: PhpArray): StrtrTable {
 
 /** PHP's strtr with an array: longest keys first, each position replaced at most once. */
 export function strtrArray(st: RenderState, s: string, pairs: PhpArray): string {
-  const { map, lengths, starts } = strtrTable(pairs);
+  const { map, lengths, starts, emptyKey } = strtrTable(pairs);
+  if (emptyKey && s !== '') warn('strtr(): Ignoring replacement of empty string');
   if (map.size === 0) return s;
   // each position looked at costs one step per key length, as when every position was tried:
   // positions = length - characters consumed beyond the first by matches
