@@ -65,8 +65,13 @@ function phpLower(s: string): string {
   return s.includes('Σ') ? s.replaceAll('Σ', 'σ').toLowerCase() : s.toLowerCase();
 }
 
-/** Characters whose title case differs from their upper case (Unicode digraphs). */
+/**
+ * Characters whose title case differs from their upper case: digraphs (ǅ), ligatures (ﬁ is Fi),
+ * ß (Ss), Armenian ligatures and Greek letters with ypogegrammeni; generated from PHP 8.2's
+ * mb_convert_case. Georgian letters have no title case (isGeorgian).
+ */
 const TITLE: Readonly<Record<string, string>> = {
+  ß: 'Ss',
   Ǆ: 'ǅ',
   ǅ: 'ǅ',
   ǆ: 'ǅ',
@@ -79,7 +84,86 @@ const TITLE: Readonly<Record<string, string>> = {
   Ǳ: 'ǲ',
   ǲ: 'ǲ',
   ǳ: 'ǲ',
+  և: 'Եւ',
+  ᾀ: 'ᾈ',
+  ᾁ: 'ᾉ',
+  ᾂ: 'ᾊ',
+  ᾃ: 'ᾋ',
+  ᾄ: 'ᾌ',
+  ᾅ: 'ᾍ',
+  ᾆ: 'ᾎ',
+  ᾇ: 'ᾏ',
+  ᾈ: 'ᾈ',
+  ᾉ: 'ᾉ',
+  ᾊ: 'ᾊ',
+  ᾋ: 'ᾋ',
+  ᾌ: 'ᾌ',
+  ᾍ: 'ᾍ',
+  ᾎ: 'ᾎ',
+  ᾏ: 'ᾏ',
+  ᾐ: 'ᾘ',
+  ᾑ: 'ᾙ',
+  ᾒ: 'ᾚ',
+  ᾓ: 'ᾛ',
+  ᾔ: 'ᾜ',
+  ᾕ: 'ᾝ',
+  ᾖ: 'ᾞ',
+  ᾗ: 'ᾟ',
+  ᾘ: 'ᾘ',
+  ᾙ: 'ᾙ',
+  ᾚ: 'ᾚ',
+  ᾛ: 'ᾛ',
+  ᾜ: 'ᾜ',
+  ᾝ: 'ᾝ',
+  ᾞ: 'ᾞ',
+  ᾟ: 'ᾟ',
+  ᾠ: 'ᾨ',
+  ᾡ: 'ᾩ',
+  ᾢ: 'ᾪ',
+  ᾣ: 'ᾫ',
+  ᾤ: 'ᾬ',
+  ᾥ: 'ᾭ',
+  ᾦ: 'ᾮ',
+  ᾧ: 'ᾯ',
+  ᾨ: 'ᾨ',
+  ᾩ: 'ᾩ',
+  ᾪ: 'ᾪ',
+  ᾫ: 'ᾫ',
+  ᾬ: 'ᾬ',
+  ᾭ: 'ᾭ',
+  ᾮ: 'ᾮ',
+  ᾯ: 'ᾯ',
+  ᾲ: 'Ὰͅ',
+  ᾳ: 'ᾼ',
+  ᾴ: 'Άͅ',
+  ᾷ: 'ᾼ͂',
+  ᾼ: 'ᾼ',
+  ῂ: 'Ὴͅ',
+  ῃ: 'ῌ',
+  ῄ: 'Ήͅ',
+  ῇ: 'ῌ͂',
+  ῌ: 'ῌ',
+  ῲ: 'Ὼͅ',
+  ῳ: 'ῼ',
+  ῴ: 'Ώͅ',
+  ῷ: 'ῼ͂',
+  ῼ: 'ῼ',
+  ﬀ: 'Ff',
+  ﬁ: 'Fi',
+  ﬂ: 'Fl',
+  ﬃ: 'Ffi',
+  ﬄ: 'Ffl',
+  ﬅ: 'St',
+  ﬆ: 'St',
+  ﬓ: 'Մն',
+  ﬔ: 'Մե',
+  ﬕ: 'Մի',
+  ﬖ: 'Վն',
+  ﬗ: 'Մխ',
 };
+
+/** Georgian Mkhedruli: Unicode gives it capitals (Mtavruli) but no title case. */
+const isGeorgian = (c: number): boolean => (c >= 0x10d0 && c <= 0x10fa) || (c >= 0x10fd && c <= 0x10ff);
 
 /** mb_convert_case(MB_CASE_TITLE): a cased letter after a non-cased, non-ignorable character starts a word. */
 function titleCase(s: string): string {
@@ -87,7 +171,9 @@ function titleCase(s: string): string {
   let inWord = false;
   for (const ch of s) {
     if (CASED.test(ch)) {
-      out += inWord ? ch.toLowerCase() : (TITLE[ch] ?? ch.toUpperCase());
+      out += inWord
+        ? ch.toLowerCase()
+        : (TITLE[ch] ?? (isGeorgian(ch.charCodeAt(0)) ? ch : ch.toUpperCase()));
       inWord = true;
     } else {
       out += ch.toLowerCase();
