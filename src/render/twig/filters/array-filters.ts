@@ -59,13 +59,14 @@ export function slice(
   return mbSubstr(toStr(v), start, length);
 }
 
+// an empty array's first is false (PHP's current()); a null element is null
 function first(v: Value): Value {
-  if (v instanceof PhpArray) return v.firstValue() ?? false;
+  if (v instanceof PhpArray) return v.size === 0 ? false : (v.firstValue() as Value);
   return slice(v, 0, 1);
 }
 
 function last(v: Value): Value {
-  if (v instanceof PhpArray) return v.lastValue() ?? false;
+  if (v instanceof PhpArray) return v.size === 0 ? false : (v.lastValue() as Value);
   return slice(v, -1, 1);
 }
 

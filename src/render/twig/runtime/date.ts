@@ -553,7 +553,7 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
             : '0'
           : d.tz === 'UTC' || OFFSET_RE.test(d.tz)
             ? '0'
-            : offsetMinutes(d.ms, d.tz) !== offsetMinutes(Date.UTC(Y, 0, 1), d.tz)
+            : isSummerTime(d, Y)
               ? '1'
               : '0';
         break;
@@ -604,8 +604,8 @@ export function formatDate(st: RenderState, d: TwigDate, format: string): string
 interface AbbreviationEra {
   /** Unix seconds. */
   from: number;
-  /** Abbreviation by UTC offset in seconds. */
-  names: Map<number, string>;
+  /** Abbreviation and summer-time flag by UTC offset in seconds. */
+  names: Map<number, { name: string; dst: boolean }>;
 }
 
 /** Each zone's eras, parsed from tz-abbreviations.ts on the zone's first use (null: none). */
@@ -620,10 +620,11 @@ function abbreviationEras(tz: string): readonly AbbreviationEra[] | null {
       ? null
       : spec.split(';').map((era) => {
           const [from, pairs] = era.split(':') as [string, string];
-          const names = new Map<number, string>();
+          const names = new Map<number, { name: string; dst: boolean }>();
           for (const pair of pairs.split(',')) {
             const [offset, name] = pair.split('=') as [string, string];
-            names.set(Number(offset), name);
+            const dst = name.endsWith('*');
+            names.set(Number(offset), { name: dst ? name.slice(0, -1) : name, dst });
           }
           return { from: Number(from), names };
         });
@@ -631,17 +632,29 @@ function abbreviationEras(tz: string): readonly AbbreviationEra[] | null {
   return eras;
 }
 
+/** The zone's tzdata abbreviation and summer-time flag at that instant, when the table has them. */
+function zoneState(d: TwigDate, off: number): { name: string; dst: boolean } | undefined {
+  const eras = abbreviationEras(d.tz);
+  if (!eras) return undefined;
+  const at = Math.floor(d.ms / 1000);
+  let era = eras[0]!;
+  for (const e of eras) if (e.from <= at) era = e;
+  return era.names.get(off * 60);
+}
+
+/** PHP's `I`: tzdata's flag where the table has it, else an offset above the year's smaller one. */
+function isSummerTime(d: TwigDate, year: number): boolean {
+  const off = offsetMinutes(d.ms, d.tz);
+  const state = zoneState(d, off);
+  if (state !== undefined) return state.dst;
+  return off > Math.min(offsetMinutes(Date.UTC(year, 0, 1), d.tz), offsetMinutes(Date.UTC(year, 6, 1), d.tz));
+}
+
 /** PHP's `T`: the zone's tzdata abbreviation at that instant ("CEST", "WAT"), else its offset. */
 function tzAbbr(d: TwigDate): string {
   const off = offsetMinutes(d.ms, d.tz);
-  const eras = abbreviationEras(d.tz);
-  if (eras) {
-    const at = Math.floor(d.ms / 1000);
-    let era = eras[0]!;
-    for (const e of eras) if (e.from <= at) era = e;
-    const name = era.names.get(off * 60);
-    if (name !== undefined) return name;
-  }
+  const state = zoneState(d, off);
+  if (state !== undefined) return state.name;
   // zones without an abbreviation print as "+08" or "+0530"
   const a = Math.abs(off);
   return `${off < 0 ? '-' : '+'}${p2(Math.floor(a / 60))}${a % 60 ? p2(a % 60) : ''}`;

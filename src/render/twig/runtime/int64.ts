@@ -1,3 +1,4 @@
+import { exactPow } from './exact-pow.js';
 /**
  * PHP's 64-bit integers beside JS numbers. A template number is a JS number unless it is a PHP
  * int outside ±(2^53 - 1), which no double holds exactly: such an int is a bigint, and a bigint
@@ -58,7 +59,7 @@ function mulOrFloat(a: bigint, b: bigint): { int: bigint | undefined; float: num
   return { int: p, float: 0 };
 }
 
-/** PHP's int ** int for exponent >= 0 (pow_function_base): squaring, switching to float on overflow. */
+/** PHP's int ** int for exponent >= 0 (pow_function_base): squaring, finishing with pow() in floats on overflow. */
 export function powInt(base: bigint, exp: bigint): Num {
   if (exp === 0n) return 1;
   if (base === 0n) return 0;
@@ -69,12 +70,12 @@ export function powInt(base: bigint, exp: bigint): Num {
     if (i % 2n !== 0n) {
       i--;
       const m = mulOrFloat(l1, l2);
-      if (m.int === undefined) return m.float * Number(l2) ** Number(i);
+      if (m.int === undefined) return m.float * exactPow(Number(l2), Number(i));
       l1 = m.int;
     } else {
       i /= 2n;
       const m = mulOrFloat(l2, l2);
-      if (m.int === undefined) return Number(l1) * m.float ** Number(i);
+      if (m.int === undefined) return Number(l1) * exactPow(m.float, Number(i));
       l2 = m.int;
     }
   }

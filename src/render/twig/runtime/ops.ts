@@ -10,6 +10,7 @@ import {
   toInt64,
   toStr,
 } from './convert.js';
+import { exactPow } from './exact-pow.js';
 import { fail } from './fault.js';
 import { big, floatToInt, int64, intOf, isIntNum, type Num, powInt } from './int64.js';
 import { Markup } from './markup.js';
@@ -146,7 +147,7 @@ export function pow(a: Value, b: Value): Num {
   const x = toArith(a, b, '**', true);
   const y = toArith(b, a, '**', false);
   if (typeof x === 'number' && typeof y === 'number') {
-    const r = x ** y;
+    const r = exactPow(x, y);
     // a safe int result of safe ints is exact; a larger one is recomputed as PHP does
     if (r > SAFE || r < -SAFE) {
       if (Number.isSafeInteger(x) && Number.isSafeInteger(y) && y >= 0) return powInt(BigInt(x), BigInt(y));
@@ -154,7 +155,7 @@ export function pow(a: Value, b: Value): Num {
     return r;
   }
   if (isIntNum(x) && isIntNum(y) && big(y) >= 0n) return powInt(big(x), big(y));
-  return toDouble(x) ** toDouble(y);
+  return exactPow(toDouble(x), toDouble(y));
 }
 
 /** Unary minus: PHP multiplies by -1 (so -PHP_INT_MIN is a float). */
