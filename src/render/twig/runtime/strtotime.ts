@@ -748,7 +748,10 @@ const RULES: readonly Rule[] = [
     p.m = tok.month();
     p.d = 1;
   }),
-  rule('[A-Za-z]', `(?:${monthtext}[ .\\t-]*${day}[,.stndrh\\t ]*${year}|${datenoyear})`, dateTextual),
+  // timelib's `datetextual | datenoyear` as two rules, so that the longer match wins as in re2c
+  // (a JS alternation takes the first: "Dec 25 next" read "Dec 2" + year 5, not "Dec 25 n")
+  rule('[A-Za-z]', `${monthtext}[ .\\t-]*${day}[,.stndrh\\t ]*${year}`, dateTextual),
+  rule('[A-Za-z]', datenoyear, dateTextual),
   rule('[0-9]', `${day}[ .\\t-]*${monthtext}`, (tok, p) => {
     haveDate(p);
     p.d = tok.num(2);
