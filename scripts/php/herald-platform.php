@@ -63,7 +63,11 @@ final class Platform
 
     public function image($url, $defaultUrl = null)
     {
-        if (is_string($url) && (str_starts_with($url, 'http://') || str_starts_with($url, 'https://'))) {
+        // a card takes jpg, jpeg, gif and png (or an address with no extension): another image
+        // would fail the card, so it gets the failure image as an unusable address does
+        if (is_string($url) && (str_starts_with($url, 'http://') || str_starts_with($url, 'https://'))
+            && preg_match('~^(?:[^?#/]*//[^/?#]*)?(?:[^?#]*/)?[^/?#]*?(?:\.([^./?#]*))?(?:[?#].*)?$~s', $url, $m)
+            && (!isset($m[1]) || $m[1] === '' || in_array(strtolower($m[1]), ['jpg', 'jpeg', 'gif', 'png'], true))) {
             return $url;
         }
         if ($defaultUrl !== null && $defaultUrl !== '' && $defaultUrl !== false) {

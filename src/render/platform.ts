@@ -1,3 +1,4 @@
+import { isAllowedImageUrl } from './cards/image-url.js';
 import { DEFAULT_FAILURE_IMAGE_URL } from './limits.js';
 import { toStr } from './twig/runtime/convert.js';
 import { type Method, MethodObject } from './twig/runtime/method-object.js';
@@ -147,7 +148,15 @@ const PLATFORM_METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     'image',
     function (this: PlatformObject, _st, args) {
       const url: Value = args[0] ?? null;
-      if (typeof url === 'string' && (url.startsWith('http://') || url.startsWith('https://'))) return url;
+      // a card takes jpg, jpeg, gif and png (or no extension): a .webp or .svg avatar would fail
+      // the whole card, so it gets the failure image as an unusable address does
+      if (
+        typeof url === 'string' &&
+        (url.startsWith('http://') || url.startsWith('https://')) &&
+        isAllowedImageUrl(url)
+      ) {
+        return url;
+      }
       const fallback = args[1];
       if (fallback !== undefined && fallback !== null && fallback !== '' && fallback !== false)
         return fallback;

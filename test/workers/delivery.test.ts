@@ -857,7 +857,10 @@ describe('permanent failures, dead letters and replay', () => {
       reason: 'TEMPLATE_BANNED',
       code: 40021,
     });
-    expect(await settled(noView)).toMatchObject({
+    const noViewRecord = await settled(noView);
+    // the history says which attempt ended how, should the count be off
+    const noViewDetail = await app.res.store.deliveries.detail(noView);
+    expect(noViewRecord, JSON.stringify(noViewDetail?.history)).toMatchObject({
       status: 'failed',
       attempts: 1,
       reason: 'NO_VIEW_PERMISSION',
