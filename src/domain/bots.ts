@@ -17,8 +17,24 @@ import { BOT_TOKEN_PREFIX, issueToken, tokenMatches, tokenOwner } from './tokens
 /** What operators may set on a bot: the store's changeable fields, unchanged. */
 export type BotInput = BotChanges;
 
+/** Whether a relay address is one a request can be made to (the route's pattern lets `http://a b/` by). */
+function isHttpUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** A relay sink needs somewhere to relay to and a token to present there. */
 function checkSink(sink: BotSink, relayUrl: string, hasToken: boolean): void {
+  if (relayUrl !== '' && !isHttpUrl(relayUrl)) {
+    throw new ValidationError('relay_url', {
+      'zh-CN': '必须是 http(s) 地址',
+      'en-US': 'must be an http(s) URL',
+    });
+  }
   if (sink !== 'relay') return;
   if (relayUrl === '') {
     throw new ValidationError('relay_url', {

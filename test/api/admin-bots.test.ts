@@ -67,6 +67,13 @@ describe('POST /admin/api/bot/create', () => {
       },
       'img_list[1].id：图片 id "a" 重复',
     ],
+    [
+      { name: 'b', sink: 'relay', relay_url: 'http://a b/', upstream_token: 't' },
+      'relay_url：必须是 http(s) 地址',
+    ],
+    [{ name: 'b', relay_url: 'https://[oops/' }, 'relay_url：必须是 http(s) 地址'],
+    [{ name: '\u0000\u0007' }, 'name：格式不正确'],
+    [{ name: 'b', rate_per_second: 0.0000001 }, 'rate_per_second：必须在 0.01 到 1000000 之间'],
   ])('rejects %j', async (json, detail) => {
     const r = await app.request('POST', '/admin/api/bot/create', { admin: true, json });
     expect(r.status).toBe(400);

@@ -7,13 +7,15 @@ import { pageMeta, parsePage } from '../paging.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
+import { MIN_PIPE_REFILL } from './admin-pipes.js';
 import { MAX_SCORE } from './intimacy.js';
 
 /** An operator's image list: ids and http(s) urls, bounded so a bot record stays small. */
 const MAX_IMAGES = 100;
 
 const botFields = {
-  name: { type: 'string', minLength: 1, maxLength: 64 },
+  // no control characters: the name shows in the console and in the platform's lists
+  name: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
   enabled: { type: 'boolean' },
   default_score: { type: 'integer', minimum: 0, maximum: MAX_SCORE },
   default_img_id: { type: ['string', 'integer'], maxLength: 64 },
@@ -37,7 +39,8 @@ const botFields = {
   },
   // Pipe delivery (issue 6). null puts a rate back to its default.
   rate_capacity: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
-  rate_per_second: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1_000_000 },
+  // as a pipe's: slower than one message per 100 s is a mistake, not a limit
+  rate_per_second: { type: ['number', 'null'], minimum: MIN_PIPE_REFILL, maximum: 1_000_000 },
   sink: { enum: ['store', 'relay'] },
   relay_url: {
     type: 'string',
