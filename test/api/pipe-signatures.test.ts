@@ -241,6 +241,17 @@ describe('standard-webhooks', () => {
       const r = await send(access_token, raw, headers);
       expect([r.status, r.body.code]).toEqual([401, code]);
     }
+    // A missing header is named as the one left out, not as webhook-signature when that was sent.
+    const signedHeaders = standardHeaders(secret, 'msg_2', now, raw);
+    for (const left of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
+      const { [left]: _gone, ...rest } = signedHeaders;
+      const r = await send(access_token, raw, rest);
+      expect([r.status, r.body.code, (r.body.data as { header?: string } | null)?.header]).toEqual([
+        401,
+        40102,
+        left,
+      ]);
+    }
     const expired = await send(access_token, raw, standardHeaders(secret, 'msg_old2', now - 3600, raw));
     expect(expired.body.message).toBe(
       "Signature out of date: webhook-timestamp is more than 300 s away from the server's clock",

@@ -47,7 +47,7 @@ export function checkPipeSignature(
     scheme: check.scheme,
     outcome: result.outcome,
   });
-  const header = signatureHeaderName(check.scheme, check.header);
+  const header = result.missingHeader ?? signatureHeaderName(check.scheme, check.header);
   switch (result.outcome) {
     case 'missing':
       throw new HeraldError('SIGNATURE_MISSING', { header }, { data: { scheme: check.scheme, header } });

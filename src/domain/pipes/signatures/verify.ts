@@ -124,6 +124,8 @@ export interface SignatureResult {
   readonly outcome: SignatureOutcome;
   /** standard-webhooks: the verified webhook-id (covered by the signature), for de-duplication. */
   readonly webhookId: string | null;
+  /** `missing` of a scheme that signs in several headers: the one that was not sent. */
+  readonly missingHeader?: string;
 }
 
 const OK: SignatureResult = { outcome: 'ok', webhookId: null };
@@ -237,7 +239,10 @@ function verifyStandardWebhook(check: SignatureCheck, req: SignedRequest): Signa
   const id = headerOf(req.headers, WEBHOOK_ID_HEADER);
   const timestamp = headerOf(req.headers, WEBHOOK_TIMESTAMP_HEADER);
   const signatures = headerOf(req.headers, WEBHOOK_SIGNATURE_HEADER);
-  if (!id || !timestamp || !signatures) return MISSING;
+  if (!id || !timestamp || !signatures) {
+    const absent = !signatures ? WEBHOOK_SIGNATURE_HEADER : !id ? WEBHOOK_ID_HEADER : WEBHOOK_TIMESTAMP_HEADER;
+    return { ...MISSING, missingHeader: absent };
+  }
   if (!WEBHOOK_ID.test(id) || !TIMESTAMP.test(timestamp)) return INVALID;
   // A space-separated list (the sender signs with each of its secrets while it rotates them):
   // `v1,<HMAC-SHA256>` and `v1a,<ed25519 signature>`; other versions are passed over.
