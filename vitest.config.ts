@@ -26,6 +26,7 @@ const unit = [
   'test/domain/pipes-cache.test.ts',
   'test/domain/tokens.test.ts',
   'test/domain/worker-heartbeats.test.ts',
+  'test/errors/**/*.test.ts',
   'test/log/**/*.test.ts',
   'test/queue/job-input.test.ts',
   'test/redis/partitions.test.ts',

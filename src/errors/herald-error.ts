@@ -1,5 +1,8 @@
 import { CATALOGUE, type ErrorKey, formatMessage, type Lang, type ParamValue } from './catalogue.js';
 
+/** The " (error id {error_id})" a 5xx answer's message ends with. */
+const ERROR_ID_CLAUSE = / \(error id \{error_id\}\)$/;
+
 export type ErrorParams = Readonly<Record<string, ParamValue>>;
 
 /**
@@ -25,7 +28,12 @@ export class HeraldError extends Error {
     options: { data?: Readonly<Record<string, unknown>>; cause?: unknown } = {},
   ) {
     const def = CATALOGUE[key];
-    super(formatMessage(def.message['en-US'], params, 'en-US'), { cause: options.cause });
+    // a 5xx's error id is given when it is answered; the log line carries it as a field of its own
+    const text =
+      params.error_id === undefined
+        ? def.message['en-US'].replace(ERROR_ID_CLAUSE, '')
+        : def.message['en-US'];
+    super(formatMessage(text, params, 'en-US'), { cause: options.cause });
     this.key = key;
     this.code = def.code;
     this.status = def.status;
