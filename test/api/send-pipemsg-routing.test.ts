@@ -254,6 +254,26 @@ describe('skipped events', () => {
     );
     expect(r.status).toBe(400);
     expect(r.body.data).toEqual({ field: 'type' });
+    // and a target_id that names no text channel of the pipe's server (review finding: only its
+    // shape was checked before the skip)
+    const otherGuild = await createTestGuild(app, { name: 'not the pipe server' });
+    const elsewhere = await createTestChannel(app, otherGuild.id, { name: 'elsewhere' });
+    for (const target of ['1', elsewhere.id]) {
+      const bad = await sendRaw(
+        access_token,
+        '{}',
+        { 'Content-Type': 'application/json', 'X-GitHub-Event': 'ping' },
+        `&target_id=${target}`,
+      );
+      expect([bad.status, bad.body.data]).toEqual([400, { field: 'target_id' }]);
+    }
+    const own = await sendRaw(
+      access_token,
+      '{}',
+      { 'Content-Type': 'application/json', 'X-GitHub-Event': 'ping' },
+      `&target_id=${channelId}`,
+    );
+    expect([own.status, own.body.data?.skipped]).toEqual([200, true]);
   });
 
   it('counts them in the metrics, by reason', async () => {

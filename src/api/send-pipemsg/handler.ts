@@ -4,6 +4,7 @@ import {
   authenticatePipe,
   checkIdempotencyKey,
   countSkipped,
+  messageChannel,
   PIPE_BUCKET,
   type PipeMessageRequest,
   takePipeBudget,
@@ -154,6 +155,7 @@ async function acceptRouted(
   const request = messageRequest(req, query, body, webhookKey);
   const routed = routeRequest(routing, req.headers, body.value);
   if ('skip' in routed) {
+    await messageChannel(deps, pipe, request.target_id);
     countSkipped(deps, routed.skip.reason);
     return success(skippedAnswer(routed.skip), lang);
   }

@@ -108,6 +108,21 @@ function contentOf(body: unknown): string {
   return content;
 }
 
+/**
+ * The channel a request's target_id names, checked (400 naming target_id): the pipe's own when it
+ * names none. A routed pipe checks it before it skips an event, so that GitHub's first `ping`
+ * already shows a wrong target in the URL.
+ */
+export function messageChannel(
+  deps: PipeDeps,
+  pipe: CachedPipe,
+  targetId: string | null,
+): Promise<string> | string {
+  return targetId === null || targetId === pipe.channel_id
+    ? pipe.channel_id
+    : targetChannel(deps, pipe, targetId);
+}
+
 /** target_id, another channel than the pipe's, is a text channel of the pipe's server; answers its id. */
 async function targetChannel(deps: PipeDeps, pipe: CachedPipe, targetId: string): Promise<string> {
   const channel = await deps.pipeRuntime.channels.get(targetId);
@@ -178,10 +193,7 @@ export async function acceptPipeMessage(
     templateId === null
       ? { input: contentOf(req.body) }
       : bodyInput(req.bodyBytes.length === 0 ? EMPTY_BODY : req.bodyBytes, deps.config.inputDeflateMinBytes);
-  const channelId =
-    req.target_id === null || req.target_id === pipe.channel_id
-      ? pipe.channel_id
-      : await targetChannel(deps, pipe, req.target_id);
+  const channelId = await messageChannel(deps, pipe, req.target_id);
   const job: PipeJob = {
     msg_id: randomUUID(),
     pipe_id: pipe.id,
