@@ -240,7 +240,11 @@ function verifyStandardWebhook(check: SignatureCheck, req: SignedRequest): Signa
   const timestamp = headerOf(req.headers, WEBHOOK_TIMESTAMP_HEADER);
   const signatures = headerOf(req.headers, WEBHOOK_SIGNATURE_HEADER);
   if (!id || !timestamp || !signatures) {
-    const absent = !signatures ? WEBHOOK_SIGNATURE_HEADER : !id ? WEBHOOK_ID_HEADER : WEBHOOK_TIMESTAMP_HEADER;
+    const absent = !signatures
+      ? WEBHOOK_SIGNATURE_HEADER
+      : !id
+        ? WEBHOOK_ID_HEADER
+        : WEBHOOK_TIMESTAMP_HEADER;
     return { ...MISSING, missingHeader: absent };
   }
   if (!WEBHOOK_ID.test(id) || !TIMESTAMP.test(timestamp)) return INVALID;
