@@ -73,7 +73,7 @@ describe('POST /admin/api/bot/create', () => {
     ],
     [{ name: 'b', relay_url: 'https://[oops/' }, 'relay_url：必须是 http(s) 地址'],
     [{ name: '\u0000\u0007' }, 'name：格式不正确'],
-    [{ name: 'b', rate_per_second: 0.0000001 }, 'rate_per_second：必须在 0.01 到 1000000 之间'],
+    [{ name: 'b', rate_per_second: 0.0000001 }, 'rate_per_second：必须在 0.0001 到 1000000 之间'],
   ])('rejects %j', async (json, detail) => {
     const r = await app.request('POST', '/admin/api/bot/create', { admin: true, json });
     expect(r.status).toBe(400);

@@ -7,8 +7,13 @@ import { pageMeta, parsePage } from '../paging.js';
 import { reply } from '../reply.js';
 import type { HeraldState } from '../state.js';
 import { compileValidator, idSchema } from '../validation.js';
-import { MIN_PIPE_REFILL } from './admin-pipes.js';
 import { MAX_SCORE } from './intimacy.js';
+
+/**
+ * A bot's slowest refill: one message in under three hours. Slower is a typo, not a limit (1e-7 was
+ * one message in 116 days).
+ */
+const MIN_BOT_REFILL = 0.0001;
 
 /** An operator's image list: ids and http(s) urls, bounded so a bot record stays small. */
 const MAX_IMAGES = 100;
@@ -39,8 +44,7 @@ const botFields = {
   },
   // Pipe delivery (issue 6). null puts a rate back to its default.
   rate_capacity: { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000 },
-  // as a pipe's: slower than one message per 100 s is a mistake, not a limit
-  rate_per_second: { type: ['number', 'null'], minimum: MIN_PIPE_REFILL, maximum: 1_000_000 },
+  rate_per_second: { type: ['number', 'null'], minimum: MIN_BOT_REFILL, maximum: 1_000_000 },
   sink: { enum: ['store', 'relay'] },
   relay_url: {
     type: 'string',
