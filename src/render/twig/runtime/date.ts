@@ -120,13 +120,35 @@ export class TwigDate extends MethodObject {
 
 const OFFSET_RE = /^([+-])(\d{2}):?(\d{2})$/;
 const dtfCache = new Map<string, Intl.DateTimeFormat>();
+/** Zone names differ only in case and spelling: past this many, the cache starts afresh. */
+const DTF_CACHE_MAX = 1024;
+
+/** The formatter that reads wall clocks in `tz` (throws RangeError for an unknown zone). */
+function zoneFormat(tz: string): Intl.DateTimeFormat {
+  let dtf = dtfCache.get(tz);
+  if (dtf === undefined) {
+    dtf = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    if (dtfCache.size >= DTF_CACHE_MAX) dtfCache.clear();
+    dtfCache.set(tz, dtf);
+  }
+  return dtf;
+}
 
 /** Validates a timezone name the way DateTimeZone's constructor would (roughly). */
 export function checkTimezone(tz: string): string {
   if (tz === 'UTC' || OFFSET_RE.test(tz)) return tz;
   if (/^utc$/i.test(tz) || tz === 'Z') return 'UTC';
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    zoneFormat(tz);
     return tz;
   } catch {
     return fail(`DateTimeZone::__construct(): Unknown or bad timezone (${tz})`);
@@ -144,25 +166,38 @@ export class TwigTimezone extends MethodObject {
   }
 }
 
+const HOUR_MS = 3_600_000;
+/** Per zone, the offset of each hour it holds throughout (a zone changes offset a few times a year). */
+const hourOffsets = new Map<string, Map<number, number>>();
+const HOUR_OFFSETS_MAX = 4096;
+
 /** Offset from UTC in minutes at the instant `ms`. */
 export function offsetMinutes(ms: number, tz: string): number {
   if (tz === 'UTC') return 0;
   const fixed = OFFSET_RE.exec(tz);
   if (fixed) return (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3]));
-  let dtf = dtfCache.get(tz);
-  if (!dtf) {
-    dtf = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    dtfCache.set(tz, dtf);
+  const hour = Math.floor(ms / HOUR_MS);
+  let hours = hourOffsets.get(tz);
+  const known = hours?.get(hour);
+  if (known !== undefined) return known;
+  const offset = exactOffset(ms, tz);
+  // An hour whose first and last second have one offset has it throughout: no zone changes twice
+  // within an hour. An hour with a change in it is read exactly every time.
+  const start = hour * HOUR_MS;
+  if (exactOffset(start, tz) === offset && exactOffset(start + HOUR_MS - 1000, tz) === offset) {
+    if (hours === undefined || hours.size >= HOUR_OFFSETS_MAX) {
+      if (hours === undefined && hourOffsets.size >= DTF_CACHE_MAX) hourOffsets.clear();
+      hours = new Map();
+      hourOffsets.set(tz, hours);
+    }
+    hours.set(hour, offset);
   }
+  return offset;
+}
+
+/** The offset at `ms` as the zone's formatter reads it. */
+function exactOffset(ms: number, tz: string): number {
+  const dtf = zoneFormat(tz);
   const parts: Record<string, number> = {};
   for (const p of dtf.formatToParts(new Date(Math.floor(ms / 1000) * 1000))) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
