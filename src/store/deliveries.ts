@@ -289,6 +289,16 @@ export function createDeliveryStore({ Delivery }: DeliveryModels) {
       return new Set(docs.map((d) => d._id));
     },
 
+    /** The status of each of these messages that has a record (one query; for polls over many). */
+    async statusesOf(msgIds: readonly string[]): Promise<Map<string, DeliveryRecord['status']>> {
+      if (msgIds.length === 0) return new Map();
+      const docs = await Delivery.find(
+        { _id: mongoose.trusted({ $in: [...msgIds] }) },
+        { _id: 1, status: 1 },
+      ).lean<Array<{ _id: string; status: DeliveryRecord['status'] }>>();
+      return new Map(docs.map((d) => [d._id, d.status]));
+    },
+
     /** The job kept for replay, or null (never failed, replayed already, or expired). */
     async getReplayJob(msgId: string): Promise<Record<string, unknown> | null> {
       const d = await Delivery.findById(msgId).lean<DeliveryDoc>();

@@ -15,7 +15,7 @@ import type { ProcessContext } from '../../src/workers/process-context.js';
 import { SentLog } from '../../src/workers/recovery/sent-log.js';
 import { RenderPool } from '../../src/workers/render-pool/render-pool.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
-import { createTestBot, type TestApp } from '../helpers/test-app.js';
+import { createTestBot, setUpRequest, type TestApp } from '../helpers/test-app.js';
 
 /** A local HTTP server standing in for the relay target; `handler` decides each answer. */
 export interface RelayServer {
@@ -118,10 +118,8 @@ export async function createPipe(
   w: World,
   body: Record<string, unknown> = {},
 ): Promise<{ id: string; token: string }> {
-  const r = await app.request<{ pipe: { id: string }; access_token: string }>(
-    'POST',
-    '/admin/api/pipe/create',
-    {
+  const r = await setUpRequest(() =>
+    app.request<{ pipe: { id: string }; access_token: string }>('POST', '/admin/api/pipe/create', {
       admin: true,
       json: {
         bot_id: w.bot.id,
@@ -130,10 +128,20 @@ export async function createPipe(
         rate_limit: { capacity: 10_000, per_second: 10_000 },
         ...body,
       },
-    },
+    }),
   );
   if (r.status !== 200) throw new Error(`pipe create failed: ${r.text}`);
   return { id: r.body.data.pipe.id, token: r.body.data.access_token };
+}
+
+/**
+ * Each message's delivery status, in the order given ('none' before its record exists), read in
+ * one query: a poll over hundreds of messages as single reads misses DB_TIMEOUT_MS on a loaded
+ * machine.
+ */
+export async function deliveryStatuses(app: TestApp, ids: readonly string[]): Promise<string[]> {
+  const found = await app.res.store.deliveries.statusesOf(ids);
+  return ids.map((id) => found.get(id) ?? 'none');
 }
 
 export async function sendPipe(app: TestApp, token: string, json: unknown, query = ''): Promise<string> {
@@ -147,10 +155,12 @@ export async function sendPipe(app: TestApp, token: string, json: unknown, query
 }
 
 export async function createTemplate(app: TestApp, w: World, content: string, msgtype = 1): Promise<string> {
-  const r = await app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
-    bot: w.bot.token,
-    json: { title: 'tpl', content, msgtype },
-  });
+  const r = await setUpRequest(() =>
+    app.request<{ model: { id: string } }>('POST', '/api/v3/template/create', {
+      bot: w.bot.token,
+      json: { title: 'tpl', content, msgtype },
+    }),
+  );
   if (r.status !== 200) throw new Error(`template create failed: ${r.text}`);
   return r.body.data.model.id;
 }

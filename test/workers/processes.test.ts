@@ -10,6 +10,7 @@ import {
   createRelayWorld,
   createTemplate,
   createWorld,
+  deliveryStatuses,
   enqueueDirect,
   ok,
   type RelayServer,
@@ -25,8 +26,7 @@ let app: TestApp;
 let relay: RelayServer;
 let workers: WorkerProcesses;
 
-const statuses = async (ids: readonly string[]) =>
-  Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
+const statuses = async (ids: readonly string[]) => deliveryStatuses(app, ids);
 
 /**
  * A killed worker's jobs are taken over once its locks lapse: within about LOCK + 2 x STALLED; the

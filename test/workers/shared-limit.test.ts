@@ -4,7 +4,7 @@ import { startRelayProcess } from '../helpers/relay-process.js';
 import type { Proc } from '../helpers/spawn.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { WorkerProcesses, workerMetricsPort, workerStarted } from '../helpers/worker-process.js';
-import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
+import { createPipe, createRelayWorld, deliveryStatuses, sendPipe } from './helpers.js';
 
 /**
  * One bot's limit held across two worker processes, judged at the relay. In the `rates` project,
@@ -13,8 +13,7 @@ import { createPipe, createRelayWorld, sendPipe } from './helpers.js';
 let app: TestApp;
 let workers: WorkerProcesses;
 
-const statuses = async (ids: readonly string[]) =>
-  Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
+const statuses = async (ids: readonly string[]) => deliveryStatuses(app, ids);
 
 beforeAll(async () => {
   app = await startTestApp('worker_shared_limit');

@@ -1,15 +1,22 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { WorkerProcesses, workerStarted } from '../helpers/worker-process.js';
-import { createPipe, createRelayWorld, ok, type RelayServer, sendPipe, startRelayServer } from './helpers.js';
+import {
+  createPipe,
+  createRelayWorld,
+  deliveryStatuses,
+  ok,
+  type RelayServer,
+  sendPipe,
+  startRelayServer,
+} from './helpers.js';
 
 /** A worker process told to stop (SIGTERM): what it finishes, what it leaves to the next worker. */
 let app: TestApp;
 let relay: RelayServer;
 let workers: WorkerProcesses;
 
-const statuses = async (ids: readonly string[]) =>
-  Promise.all(ids.map(async (id) => (await app.res.store.deliveries.get(id))?.status ?? 'none'));
+const statuses = async (ids: readonly string[]) => deliveryStatuses(app, ids);
 
 beforeAll(async () => {
   app = await startTestApp('worker_shutdown');
