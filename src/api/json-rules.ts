@@ -202,7 +202,23 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /** The content encodings a body may come in, by the name both readers give them. */
-export type BodyEncoding = 'identity' | 'gzip' | 'deflate' | 'br';
+export const BODY_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
+export type BodyEncoding = (typeof BODY_ENCODINGS)[number];
+
+/** How much of a refused Content-Encoding the answer repeats. */
+const MAX_ENCODING_SHOWN = 64;
+
+/**
+ * A Content-Encoding Herald does not take (zstd, `gzip, gzip`, ...): 415 naming it as sent and
+ * the encodings it takes.
+ */
+export const unsupportedEncoding = (header: string | undefined): HeraldError => {
+  const encoding = (header ?? '').trim();
+  return new HeraldError('UNSUPPORTED_CONTENT_ENCODING', {
+    encoding: encoding.length > MAX_ENCODING_SHOWN ? `${encoding.slice(0, MAX_ENCODING_SHOWN)}…` : encoding,
+    supported: { 'zh-CN': BODY_ENCODINGS.join('、'), 'en-US': BODY_ENCODINGS.join(', ') },
+  });
+};
 
 /**
  * A request's Content-Encoding as one of BodyEncoding (any case, `x-gzip` as gzip), or undefined

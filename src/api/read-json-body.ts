@@ -14,6 +14,7 @@ import {
   hasBody,
   isJsonContentType,
   undecompressable,
+  unsupportedEncoding,
 } from './json-rules.js';
 
 /*
@@ -22,9 +23,9 @@ import {
  * endpoint under third-party volume.
  *
  * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
- * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
- *   declared length and to the decoded text, so a small compressed body cannot unpack into a
- *   huge one.
+ * - Content-Encoding identity, gzip, deflate or br; anything else 415 naming it (41501). The
+ *   limit applies to the declared length and to the decoded text, so a small compressed body
+ *   cannot unpack into a huge one.
  * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
  *   array (400), within the limit (413), without forbidden keys (400), and its strings valid
  *   Unicode: invalid UTF-8 bytes or a lone surrogate escape (`"\ud800"`), which would be kept
@@ -111,7 +112,7 @@ export function readJsonBody(
   if (!form && !isJsonContentType(req.headers['content-type']))
     return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
   const decoder = decoderFor(req);
-  if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
+  if (decoder === undefined) return Promise.reject(unsupportedEncoding(req.headers['content-encoding']));
   // A declared length over the limit, compressed or not: no compressor makes JSON bigger.
   if (Number(req.headers['content-length']) > limitBytes) {
     return Promise.reject(bodyTooLarge(limitBytes));

@@ -313,6 +313,12 @@ export const CATALOGUE = {
     '请求体必须是 JSON（Content-Type: application/json）',
     'Request body must be JSON (Content-Type: application/json)',
   ),
+  UNSUPPORTED_CONTENT_ENCODING: def(
+    41501,
+    415,
+    '不支持内容编码 "{encoding}"（Content-Encoding），支持的编码：{supported}',
+    'Content encoding "{encoding}" is not supported (Content-Encoding); supported: {supported}',
+  ),
 
   // 431
   HEADERS_TOO_LARGE: def(
