@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { HeraldError } from '../errors/index.js';
+import { HeraldError, type ParamValue } from '../errors/index.js';
 import { decodeValidUtf8 } from '../text/utf8.js';
 import { formPayloadText, isFormContentType } from './form-body.js';
 import {
@@ -92,7 +92,7 @@ function parse(text: string): unknown {
   return value;
 }
 
-const unreadable = (detail: string): HeraldError => new HeraldError('BODY_UNREADABLE', { detail });
+const unreadable = (detail: ParamValue): HeraldError => new HeraldError('BODY_UNREADABLE', { detail });
 
 /**
  * Reads and parses the request's JSON body. Rejects with a HeraldError: 413 over `limitBytes`
@@ -164,7 +164,14 @@ export function readJsonBody(
     );
     // The client went away before the whole body arrived ('end' comes first on a complete body).
     req.once('close', () => {
-      if (!req.complete) finish(unreadable('the connection closed before the whole body arrived'));
+      if (!req.complete) {
+        finish(
+          unreadable({
+            'zh-CN': '请求体未完整送达，连接已关闭',
+            'en-US': 'the connection closed before the whole body arrived',
+          }),
+        );
+      }
     });
   });
 }

@@ -135,6 +135,16 @@ describe('GET /admin/api/delivery/list', () => {
     expect(noAdmin.status).toBe(401);
   });
 
+  it("says what a time must be in the reader's language", async () => {
+    const bad = await list('since=yesterday');
+    expect(bad.body.message).toBe('参数错误：since：格式不正确（毫秒时间戳）');
+    const en = await app.request('GET', '/admin/api/delivery/list?since=yesterday', {
+      admin: true,
+      headers: { 'Accept-Language': 'en-US' },
+    });
+    expect(en.body.message).toBe('Invalid parameter: since: has an invalid format (ms since the epoch)');
+  });
+
   it('says how many of the dead letters can still be replayed (replay input kept), for dead letters only', async () => {
     const save = (id: string, changes: DeliveryChanges) =>
       app.res.store.deliveries.save(id, { bot_id: 'R', pipe_id: 'R1', channel_id: 'c1' }, changes, 9000);

@@ -38,7 +38,7 @@ describe('error envelope by status', () => {
       headers: { 'Content-Type': 'application/json' },
     });
     expect(r.status).toBe(400);
-    expect(r.body.message).toBe('请求体不是合法的 JSON：the body must be a JSON object or array');
+    expect(r.body.message).toBe('请求体不是合法的 JSON：请求体必须是 JSON 对象或数组');
   });
 
   it.each(['__proto__', 'constructor'])('400 for a %s key anywhere in the body', async (key) => {

@@ -23,7 +23,11 @@ import { compileValidator, idSchema } from '../validation.js';
 const reasonSchema = { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' } as const;
 
 /** A time in ms, as a query string carries it. */
-const msSchema = { type: 'string', pattern: '^[0-9]{1,15}$', description: 'ms since the epoch' } as const;
+const msSchema = {
+  type: 'string',
+  pattern: '^[0-9]{1,15}$',
+  'x-pattern': { 'zh-CN': '毫秒时间戳', 'en-US': 'ms since the epoch' },
+} as const;
 
 const listQuery = compileValidator<{
   status?: StageFilter;
