@@ -14,6 +14,7 @@ const unit = [
   'test/api/wire-body.test.ts',
   'test/config/**/*.test.ts',
   'test/console/**/*.test.tsx',
+  'test/domain/deliveries/failure-text.test.ts',
   'test/domain/deliveries/lifecycle.test.ts',
   'test/domain/deliveries/recent-counts.test.ts',
   'test/domain/deliveries/records.test.ts',

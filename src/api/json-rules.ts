@@ -27,7 +27,9 @@ export function checkKeys(body: unknown): void {
     const { value, depth } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
     if (depth > MAX_DEPTH) {
-      throw new HeraldError('INVALID_JSON', { detail: `nested deeper than ${MAX_DEPTH} levels` });
+      throw new HeraldError('INVALID_JSON', {
+        detail: { 'zh-CN': `嵌套超过 ${MAX_DEPTH} 层`, 'en-US': `nested deeper than ${MAX_DEPTH} levels` },
+      });
     }
     if (Array.isArray(value)) {
       for (const item of value) stack.push({ value: item, depth: depth + 1 });
@@ -116,7 +118,11 @@ export function explainInvalidUtf8(bytes: Buffer): HeraldError {
     'en-US': `must be valid UTF-8 text (byte ${at} is not)`,
   };
   const path = openStringPath(bytes.subarray(0, Math.max(at, 0)).toString('utf8'));
-  if (path === undefined) return new HeraldError('INVALID_JSON', { detail: `invalid UTF-8 at byte ${at}` });
+  if (path === undefined) {
+    return new HeraldError('INVALID_JSON', {
+      detail: { 'zh-CN': `第 ${at} 字节不是有效的 UTF-8`, 'en-US': `invalid UTF-8 at byte ${at}` },
+    });
+  }
   return new ValidationError(fieldName(path), where);
 }
 
@@ -162,6 +168,11 @@ function openStringPath(text: string): Array<string | number> | undefined {
   return undefined;
 }
 
+const NOT_A_BODY = {
+  'zh-CN': '请求体必须是 JSON 对象或数组',
+  'en-US': 'the body must be a JSON object or array',
+} as const;
+
 /**
  * Why a body text was refused: not JSON at all (the parser's message), a scalar, or valid JSON
  * holding a forbidden key (co-body refuses the last alike, so the text is looked at again).
@@ -173,11 +184,10 @@ export function explainParseFailure(raw: string): HeraldError {
   } catch (err) {
     return new HeraldError('INVALID_JSON', { detail: (err as SyntaxError).message });
   }
-  if (parsed === null || typeof parsed !== 'object') {
-    return new HeraldError('INVALID_JSON', { detail: 'the body must be a JSON object or array' });
-  }
+  if (parsed === null || typeof parsed !== 'object')
+    return new HeraldError('INVALID_JSON', { detail: NOT_A_BODY });
   checkKeys(parsed); // throws FORBIDDEN_KEY
-  return new HeraldError('INVALID_JSON', { detail: 'the body must be a JSON object or array' });
+  return new HeraldError('INVALID_JSON', { detail: NOT_A_BODY });
 }
 
 /** Does the request carry a body at all (a POST with none is read as `{}`)? */
@@ -202,7 +212,23 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /** The content encodings a body may come in, by the name both readers give them. */
-export type BodyEncoding = 'identity' | 'gzip' | 'deflate' | 'br';
+export const BODY_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
+export type BodyEncoding = (typeof BODY_ENCODINGS)[number];
+
+/** How much of a refused Content-Encoding the answer repeats. */
+const MAX_ENCODING_SHOWN = 64;
+
+/**
+ * A Content-Encoding Herald does not take (zstd, `gzip, gzip`, ...): 415 naming it as sent and
+ * the encodings it takes.
+ */
+export const unsupportedEncoding = (header: string | undefined): HeraldError => {
+  const encoding = (header ?? '').trim();
+  return new HeraldError('UNSUPPORTED_CONTENT_ENCODING', {
+    encoding: encoding.length > MAX_ENCODING_SHOWN ? `${encoding.slice(0, MAX_ENCODING_SHOWN)}…` : encoding,
+    supported: { 'zh-CN': BODY_ENCODINGS.join('、'), 'en-US': BODY_ENCODINGS.join(', ') },
+  });
+};
 
 /**
  * A request's Content-Encoding as one of BodyEncoding (any case, `x-gzip` as gzip), or undefined
@@ -245,4 +271,9 @@ export function isDecompressionError(err: unknown): err is Error & { code: strin
 
 /** A compressed body that does not decompress: 400, with what the decompressor said. */
 export const undecompressable = (err: Error): HeraldError =>
-  new HeraldError('BODY_UNREADABLE', { detail: `the content could not be decompressed (${err.message})` });
+  new HeraldError('BODY_UNREADABLE', {
+    detail: {
+      'zh-CN': `内容无法解压（${err.message}）`,
+      'en-US': `the content could not be decompressed (${err.message})`,
+    },
+  });

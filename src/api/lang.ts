@@ -1,11 +1,11 @@
-import type { Lang } from '../errors/index.js';
+import { DEFAULT_LANG, type Lang } from '../errors/index.js';
 
 /**
  * The platform answers in Simplified Chinese unless the client prefers English. We honour the
  * highest-weighted Accept-Language entry that is Chinese or English; anything else gets zh-CN.
  */
 export function pickLang(acceptLanguage: string | undefined): Lang {
-  if (!acceptLanguage) return 'zh-CN';
+  if (!acceptLanguage) return DEFAULT_LANG;
   let best: { lang: Lang; q: number } | undefined;
   for (const part of acceptLanguage.split(',')) {
     const [tag = '', ...params] = part.trim().toLowerCase().split(';');
@@ -19,5 +19,5 @@ export function pickLang(acceptLanguage: string | undefined): Lang {
         : undefined;
     if (lang && (!best || q > best.q)) best = { lang, q };
   }
-  return best?.lang ?? 'zh-CN';
+  return best?.lang ?? DEFAULT_LANG;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { HeraldError } from '../errors/index.js';
+import { HeraldError, type ParamValue } from '../errors/index.js';
 import { decodeValidUtf8 } from '../text/utf8.js';
 import { formPayloadText, isFormContentType } from './form-body.js';
 import {
@@ -14,6 +14,7 @@ import {
   hasBody,
   isJsonContentType,
   undecompressable,
+  unsupportedEncoding,
 } from './json-rules.js';
 
 /*
@@ -22,9 +23,9 @@ import {
  * endpoint under third-party volume.
  *
  * - Content-Type must be JSON (application/json, or any type with a +json suffix): else 415.
- * - Content-Encoding identity, gzip, deflate or br; anything else 415. The limit applies to the
- *   declared length and to the decoded text, so a small compressed body cannot unpack into a
- *   huge one.
+ * - Content-Encoding identity, gzip, deflate or br; anything else 415 naming it (41501). The
+ *   limit applies to the declared length and to the decoded text, so a small compressed body
+ *   cannot unpack into a huge one.
  * - The text is UTF-8 (a leading byte-order mark is dropped). It must be a JSON object or
  *   array (400), within the limit (413), without forbidden keys (400), and its strings valid
  *   Unicode: invalid UTF-8 bytes or a lone surrogate escape (`"\ud800"`), which would be kept
@@ -91,7 +92,7 @@ function parse(text: string): unknown {
   return value;
 }
 
-const unreadable = (detail: string): HeraldError => new HeraldError('BODY_UNREADABLE', { detail });
+const unreadable = (detail: ParamValue): HeraldError => new HeraldError('BODY_UNREADABLE', { detail });
 
 /**
  * Reads and parses the request's JSON body. Rejects with a HeraldError: 413 over `limitBytes`
@@ -111,7 +112,7 @@ export function readJsonBody(
   if (!form && !isJsonContentType(req.headers['content-type']))
     return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
   const decoder = decoderFor(req);
-  if (decoder === undefined) return Promise.reject(new HeraldError('UNSUPPORTED_MEDIA_TYPE'));
+  if (decoder === undefined) return Promise.reject(unsupportedEncoding(req.headers['content-encoding']));
   // A declared length over the limit, compressed or not: no compressor makes JSON bigger.
   if (Number(req.headers['content-length']) > limitBytes) {
     return Promise.reject(bodyTooLarge(limitBytes));
@@ -163,7 +164,14 @@ export function readJsonBody(
     );
     // The client went away before the whole body arrived ('end' comes first on a complete body).
     req.once('close', () => {
-      if (!req.complete) finish(unreadable('the connection closed before the whole body arrived'));
+      if (!req.complete) {
+        finish(
+          unreadable({
+            'zh-CN': '请求体未完整送达，连接已关闭',
+            'en-US': 'the connection closed before the whole body arrived',
+          }),
+        );
+      }
     });
   });
 }

@@ -15,6 +15,19 @@ const ajv = new Ajv({
   allowUnionTypes: true,
   coerceTypes: false,
 });
+/**
+ * `x-pattern`: what a `pattern` asks for, in each language ({'zh-CN', 'en-US'}), named in its
+ * rule ("has an invalid format (an http(s) URL)"). An annotation: it validates nothing.
+ */
+ajv.addKeyword({ keyword: 'x-pattern', schemaType: 'object' });
+
+/** The `x-pattern` annotation of a schema, when it has one in both languages. */
+function patternName(schema: Record<string, unknown>): LocalizedText | undefined {
+  const named = schema['x-pattern'] as Partial<Record<string, unknown>> | undefined;
+  return typeof named?.['zh-CN'] === 'string' && typeof named['en-US'] === 'string'
+    ? (named as LocalizedText)
+    : undefined;
+}
 
 const TYPE_NAMES: Readonly<Record<string, LocalizedText>> = {
   string: { 'zh-CN': '字符串', 'en-US': 'a string' },
@@ -80,11 +93,13 @@ function ruleOf(err: ErrorObject): LocalizedText {
       const values = (p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
       return { 'zh-CN': `必须是以下值之一：${values}`, 'en-US': `must be one of ${values}` };
     }
-    case 'pattern':
+    case 'pattern': {
+      const named = patternName(parent);
       return {
-        'zh-CN': `格式不正确${parent.description ? `（${parent.description}）` : ''}`,
-        'en-US': `has an invalid format${parent.description ? ` (${parent.description})` : ''}`,
+        'zh-CN': `格式不正确${named ? `（${named['zh-CN']}）` : ''}`,
+        'en-US': `has an invalid format${named ? ` (${named['en-US']})` : ''}`,
       };
+    }
     default:
       return { 'zh-CN': `不符合规则 ${err.keyword}`, 'en-US': `breaks the rule "${err.keyword}"` };
   }
@@ -112,7 +127,7 @@ export function compileValidator<T>(schema: JSONSchemaType<T> | Record<string, u
 /** The first error of a failed check as a ValidationError. */
 function fail(check: ValidateFunction): never {
   const err = check.errors?.[0];
-  if (!err) throw new ValidationError('', 'invalid input');
+  if (!err) throw new ValidationError('', { 'zh-CN': '输入无效', 'en-US': 'invalid input' });
   throw new ValidationError(fieldOf(err), ruleOf(err));
 }
 

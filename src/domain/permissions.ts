@@ -1,3 +1,4 @@
+import type { LocalizedText } from '../errors/index.js';
 import {
   type ChannelRecord,
   EVERYONE_ROLE_ID,
@@ -201,6 +202,15 @@ export function missingSendPermission(mask: number): SendRequirement | null {
   if (!hasPermission(mask, PERMISSION.SEND_MESSAGES)) return 'send_messages';
   return null;
 }
+
+/**
+ * A missing send permission as a delivery failure names it (`{permission}` of
+ * DELIVERY_NO_PERMISSION), in the console's words.
+ */
+export const SEND_REQUIREMENT_NAMES: Readonly<Record<SendRequirement, LocalizedText>> = {
+  view_channels: { 'zh-CN': '查看频道', 'en-US': 'view channels' },
+  send_messages: { 'zh-CN': '发送消息', 'en-US': 'send messages' },
+};
 
 const SEND_BITS: Readonly<Record<SendRequirement, number>> = {
   view_channels: PERMISSION.VIEW_CHANNELS,

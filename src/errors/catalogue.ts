@@ -7,6 +7,8 @@
  */
 export const LANGS = ['zh-CN', 'en-US'] as const;
 export type Lang = (typeof LANGS)[number];
+/** The platform's language: what a reader gets who asks for neither (api/lang.ts). */
+export const DEFAULT_LANG: Lang = 'zh-CN';
 
 export interface ErrorDef {
   readonly code: number;
@@ -311,6 +313,12 @@ export const CATALOGUE = {
     '请求体必须是 JSON（Content-Type: application/json）',
     'Request body must be JSON (Content-Type: application/json)',
   ),
+  UNSUPPORTED_CONTENT_ENCODING: def(
+    41501,
+    415,
+    '不支持内容编码 "{encoding}"（Content-Encoding），支持的编码：{supported}',
+    'Content encoding "{encoding}" is not supported (Content-Encoding); supported: {supported}',
+  ),
 
   // 431
   HEADERS_TOO_LARGE: def(
@@ -482,6 +490,30 @@ export const SUCCESS_MESSAGE: Readonly<Record<Lang, string>> = { 'zh-CN': '操�
 /** A parameter that reads differently per language (e.g. a validation rule). */
 export type LocalizedText = Readonly<Record<Lang, string>>;
 export type ParamValue = string | number | LocalizedText;
+
+/** The clause a 5xx's message names its error id in, in each language. */
+const ERROR_ID_CLAUSE: Readonly<Record<Lang, RegExp>> = {
+  'zh-CN': /（错误编号 \{error_id\}）$/,
+  'en-US': / \(error id \{error_id\}\)$/,
+};
+
+/**
+ * An entry's message in `lang`, filled from `params`. Without an `error_id` the clause that
+ * names it is left out: a 5xx's error id is given when it is answered, and a message worded
+ * before (a log line, a delivery record) has none to show.
+ */
+export function catalogueMessage(
+  key: ErrorKey,
+  params: Readonly<Record<string, ParamValue>>,
+  lang: Lang,
+): string {
+  const text = CATALOGUE[key].message[lang];
+  return formatMessage(
+    params.error_id === undefined ? text.replace(ERROR_ID_CLAUSE[lang], '') : text,
+    params,
+    lang,
+  );
+}
 
 /** Fills `{name}` placeholders; unknown names are left as written so a missing param is visible. */
 export function formatMessage(

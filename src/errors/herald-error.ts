@@ -1,7 +1,4 @@
-import { CATALOGUE, type ErrorKey, formatMessage, type Lang, type ParamValue } from './catalogue.js';
-
-/** The " (error id {error_id})" a 5xx answer's message ends with. */
-const ERROR_ID_CLAUSE = / \(error id \{error_id\}\)$/;
+import { CATALOGUE, catalogueMessage, type ErrorKey, type Lang, type ParamValue } from './catalogue.js';
 
 export type ErrorParams = Readonly<Record<string, ParamValue>>;
 
@@ -29,11 +26,7 @@ export class HeraldError extends Error {
   ) {
     const def = CATALOGUE[key];
     // a 5xx's error id is given when it is answered; the log line carries it as a field of its own
-    const text =
-      params.error_id === undefined
-        ? def.message['en-US'].replace(ERROR_ID_CLAUSE, '')
-        : def.message['en-US'];
-    super(formatMessage(text, params, 'en-US'), { cause: options.cause });
+    super(catalogueMessage(key, params, 'en-US'), { cause: options.cause });
     this.key = key;
     this.code = def.code;
     this.status = def.status;
@@ -44,7 +37,7 @@ export class HeraldError extends Error {
 
   /** The client-facing message in the caller's language. */
   localizedMessage(lang: Lang): string {
-    return formatMessage(CATALOGUE[this.key].message[lang], this.params, lang);
+    return catalogueMessage(this.key, this.params, lang);
   }
 }
 

@@ -1,5 +1,7 @@
 export {
   CATALOGUE,
+  catalogueMessage,
+  DEFAULT_LANG,
   DELIVERY_REASONS,
   type ErrorDef,
   type ErrorKey,

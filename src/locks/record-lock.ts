@@ -44,7 +44,10 @@ export async function withRecordLock<T>(
     while ((await redis.set(key, owner, 'PX', options.ttlMs, 'NX')) !== 'OK') {
       if (Date.now() >= deadline) {
         throw new HeraldError('CONFLICT', {
-          detail: 'the record is being changed by another request; retry',
+          detail: {
+            'zh-CN': '该记录正被另一个请求修改，请重试',
+            'en-US': 'the record is being changed by another request; retry',
+          },
         });
       }
       await sleep(RETRY_MS + Math.random() * RETRY_MS);

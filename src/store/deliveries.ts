@@ -89,8 +89,17 @@ export interface DeliveryRecord {
   readonly reason: string | null;
   /** Catalogue code of the reason (e.g. 40323, or 40011 for a render error). */
   readonly code: number | null;
-  /** Human-readable message of that reason (upstream's message for relay refusals). */
+  /**
+   * Human-readable message of that reason, in English, as it was worded when it was recorded
+   * (upstream's message for relay refusals). Reads word it anew in the reader's language from
+   * `code` and `params` (src/domain/deliveries/failure-text.ts).
+   */
   readonly message: string | null;
+  /**
+   * The parameters of the reason's catalogue entry (`{channel_id}`, a relay's `{detail}`...);
+   * null on records from before they were kept, and on records without a failure.
+   */
+  readonly params: Readonly<Record<string, unknown>> | null;
   /** Extra detail of a failure, e.g. a template error's {code, line, column, excerpt}. */
   readonly detail: Readonly<Record<string, unknown>> | null;
   /** Delivery attempts started (rate-limit waits are not attempts). */
@@ -192,6 +201,7 @@ const toRecord = (d: DeliveryDoc): DeliveryRecord => ({
   reason: d.reason ?? null,
   code: d.code ?? null,
   message: d.message ?? null,
+  params: d.params ?? null,
   detail: d.detail ?? null,
   attempts: d.attempts ?? 0,
   replays: d.replays ?? 0,

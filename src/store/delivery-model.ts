@@ -24,6 +24,9 @@ const deliverySchema = new mongoose.Schema(
     reason: { type: String, default: null },
     code: { type: Number, default: null },
     message: { type: String, default: null },
+    // The catalogue parameters of the failure, to word `message` in the reader's language;
+    // absent on records from before they were kept.
+    params: { type: mongoose.Schema.Types.Mixed, default: undefined },
     detail: { type: mongoose.Schema.Types.Mixed, default: null },
     attempts: { type: Number, default: 0 },
     replays: { type: Number, default: 0 },

@@ -56,7 +56,8 @@ describe('POST /admin/api/bot/create', () => {
     [{ name: 'b', default_score: 2201 }, 'default_score：必须在 0 到 2200 之间'],
     [{ name: 'b', default_img_id: 'x' }, 'default_img_id：必须是 img_list 中某张图片的 id'],
     [{ name: 'b', img_list: [{ id: 'a' }] }, 'img_list[0].url：为必填项'],
-    [{ name: 'b', img_list: [{ id: 'a', url: 'ftp://x' }] }, 'img_list[0].url：格式不正确（an http(s) URL）'],
+    [{ name: 'b', img_list: [{ id: 'a', url: 'ftp://x' }] }, 'img_list[0].url：格式不正确（http(s) 地址）'],
+    [{ name: 'b', relay_url: 'ftp://x' }, 'relay_url：格式不正确（http(s) 地址）'],
     [
       {
         name: 'b',
@@ -78,6 +79,16 @@ describe('POST /admin/api/bot/create', () => {
     const r = await app.request('POST', '/admin/api/bot/create', { admin: true, json });
     expect(r.status).toBe(400);
     expect(r.body.message).toBe(`参数错误：${detail}`);
+  });
+
+  it("words a pattern's rule in the reader's language", async () => {
+    const json = { name: 'b', relay_url: 'ftp://x' };
+    const en = await app.request('POST', '/admin/api/bot/create', {
+      admin: true,
+      json,
+      headers: { 'Accept-Language': 'en-US' },
+    });
+    expect(en.body.message).toBe('Invalid parameter: relay_url: has an invalid format (an http(s) URL)');
   });
 });
 
@@ -112,7 +123,7 @@ describe('bot update, view, rotate-token', () => {
   it('answers 404 for an unknown bot', async () => {
     const r = await app.request('GET', '/admin/api/bot/view?id=404404', { admin: true });
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ code: 40401, message: 'bot不存在', data: {} });
+    expect(r.body).toEqual({ code: 40401, message: '机器人不存在', data: {} });
     const en = await app.request('POST', '/admin/api/bot/update', {
       admin: true,
       json: { id: '404404', name: 'x' },

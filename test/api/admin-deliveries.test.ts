@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REASON } from '../../src/domain/deliveries/reasons.js';
+import { markFailed, markRetrying } from '../../src/domain/deliveries/records.js';
+import { HeraldError } from '../../src/errors/index.js';
 import { PIPE_JOB_NAME } from '../../src/queue/pipe-messages.js';
 import type { DeliveryChanges, DeliveryDetail, DeliveryRecord } from '../../src/store/index.js';
+import { fail } from '../../src/workers/delivery/delivery-failure.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { directJobData, type World } from '../workers/helpers.js';
 
@@ -131,6 +135,16 @@ describe('GET /admin/api/delivery/list', () => {
     expect(noAdmin.status).toBe(401);
   });
 
+  it("says what a time must be in the reader's language", async () => {
+    const bad = await list('since=yesterday');
+    expect(bad.body.message).toBe('参数错误：since：格式不正确（毫秒时间戳）');
+    const en = await app.request('GET', '/admin/api/delivery/list?since=yesterday', {
+      admin: true,
+      headers: { 'Accept-Language': 'en-US' },
+    });
+    expect(en.body.message).toBe('Invalid parameter: since: has an invalid format (ms since the epoch)');
+  });
+
   it('says how many of the dead letters can still be replayed (replay input kept), for dead letters only', async () => {
     const save = (id: string, changes: DeliveryChanges) =>
       app.res.store.deliveries.save(id, { bot_id: 'R', pipe_id: 'R1', channel_id: 'c1' }, changes, 9000);
@@ -233,5 +247,89 @@ describe('GET /admin/api/delivery/view', () => {
     expect(missing.body.code).toBe(40000);
     const noAdmin = await app.request('GET', '/admin/api/delivery/view?msg_id=v1');
     expect(noAdmin.status).toBe(401);
+  });
+});
+
+describe("a delivery's error in the reader's language", () => {
+  const ids = { bot_id: 'L', pipe_id: 'L1', channel_id: 'c1' };
+  const zh = { 'Accept-Language': 'zh-CN' };
+  const en = { 'Accept-Language': 'en-US' };
+  const read = async (msgId: string, headers: Record<string, string>) => {
+    const r = await app.request<{ delivery: DeliveryDetail }>(
+      'GET',
+      `/admin/api/delivery/view?msg_id=${msgId}`,
+      {
+        admin: true,
+        headers,
+      },
+    );
+    expect(r.status, r.text).toBe(200);
+    return r.body.data.delivery.message;
+  };
+  const listed = async (msgId: string, headers: Record<string, string>) => {
+    const r = await app.request<{ items: DeliveryRecord[] }>('GET', '/admin/api/delivery/list?bot_id=L', {
+      admin: true,
+      headers,
+    });
+    expect(r.status, r.text).toBe(200);
+    return r.body.data.items.find((d) => d.msg_id === msgId)?.message;
+  };
+
+  it('words a failure from its catalogue entry at read time; a relay’s own text stays as it is', async () => {
+    await markFailed(
+      app.res,
+      { msg_id: 'l1', ...ids },
+      fail(REASON.UPSTREAM_REJECTED, { status: 400, upstream_code: 40000, detail: 'no such channel' }),
+      1,
+      null,
+    );
+    const zhText = '转发目标拒绝了消息（HTTP 400，错误码 40000）：no such channel';
+    const enText = 'The relay target refused the message (HTTP 400, code 40000): no such channel';
+    expect(await read('l1', zh)).toBe(zhText);
+    expect(await read('l1', {})).toBe(zhText); // zh-CN is the platform's default
+    expect(await read('l1', en)).toBe(enText);
+    // the dead-letter list likewise
+    expect(await listed('l1', zh)).toBe(zhText);
+    expect(await listed('l1', en)).toBe(enText);
+    expect((await view('l1')).body.data.delivery).not.toHaveProperty('params');
+  });
+
+  it("words a retry's reason too, and a render error's", async () => {
+    await markRetrying(
+      app.res,
+      { msg_id: 'l2', ...ids },
+      fail(REASON.TEMPLATE_DELETED, { id: 'T9' }),
+      1,
+      99_000,
+    );
+    expect(await read('l2', zh)).toBe('模板 T9 已被删除，不能再用于发送消息');
+    expect(await read('l2', en)).toBe('Template T9 has been deleted; messages that use it cannot be sent');
+    await markFailed(
+      app.res,
+      { msg_id: 'l3', ...ids },
+      new HeraldError('TEMPLATE_RENDER', { line: 2, column: 5, detail: 'Unknown "foo" filter' }),
+      1,
+      null,
+    );
+    expect(await read('l3', zh)).toBe('模板渲染失败（第 2 行第 5 列）：Unknown "foo" filter');
+    expect(await read('l3', en)).toBe('Template rendering failed (line 2, column 5): Unknown "foo" filter');
+  });
+
+  it('keeps a record from before the parameters were kept readable', async () => {
+    const save = (id: string, changes: DeliveryChanges) =>
+      app.res.store.deliveries.save(id, ids, { status: 'failed', ...changes }, 9000);
+    // Its entry needs parameters the record does not have: its own (English) message.
+    const old = 'The bot lacks the send messages permission in channel c1';
+    await save('l4', { reason: 'NO_SEND_PERMISSION', code: 40323, message: old });
+    expect(await read('l4', zh)).toBe(old);
+    expect(await read('l4', en)).toBe(old);
+    // One that needs none: worded in the reader's language.
+    await save('l5', {
+      reason: 'STALLED',
+      code: 50002,
+      message: 'The processes handling this message stopped too many times',
+    });
+    expect(await read('l5', zh)).toBe('处理该消息的进程多次中断');
+    expect(await read('l5', en)).toBe('The processes handling this message stopped too many times');
   });
 });

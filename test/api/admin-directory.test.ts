@@ -400,14 +400,23 @@ describe('guild members', () => {
     expect(user.body.message).toContain('user_id');
     const guild = await post('/admin/api/guild-member/add', { guild_id: '404', user_id: u.id });
     expect(guild.status).toBe(404);
+    expect(guild.body.message).toBe('服务器不存在');
     const owner = await post('/admin/api/guild-member/remove', { guild_id: g.id, user_id: g.user_id });
     expect(owner.status).toBe(409);
+    expect(owner.body.message).toBe('请求冲突：服务器所有者不能退出服务器，请先转让服务器');
+    const ownerEn = await post(
+      '/admin/api/guild-member/remove',
+      { guild_id: g.id, user_id: g.user_id },
+      { 'Accept-Language': 'en-US' },
+    );
+    expect(ownerEn.body.message).toBe('Conflict: the owner cannot leave the guild; transfer it first');
     const notMember = await post('/admin/api/guild-member/update', {
       guild_id: g.id,
       user_id: u.id,
       roles: [],
     });
     expect(notMember.status).toBe(404);
+    expect(notMember.body.message).toBe('服务器成员不存在');
   });
 
   it('keeps every concurrent role change of different members, and the last of one member', async () => {

@@ -38,7 +38,7 @@ describe('error envelope by status', () => {
       headers: { 'Content-Type': 'application/json' },
     });
     expect(r.status).toBe(400);
-    expect(r.body.message).toBe('请求体不是合法的 JSON：the body must be a JSON object or array');
+    expect(r.body.message).toBe('请求体不是合法的 JSON：请求体必须是 JSON 对象或数组');
   });
 
   it.each(['__proto__', 'constructor'])('400 for a %s key anywhere in the body', async (key) => {
@@ -130,7 +130,10 @@ describe('error envelope by status', () => {
     expect(suffixed.body.data).toMatchObject({ bot: { default_score: 7 } });
 
     const unknown = await create(gz, { 'Content-Encoding': 'compress' });
-    expect([unknown.status, unknown.body.code]).toEqual([415, 41500]);
+    expect([unknown.status, unknown.body.code]).toEqual([415, 41501]);
+    expect(unknown.body.message).toBe(
+      'Content encoding "compress" is not supported (Content-Encoding); supported: identity, gzip, deflate, br',
+    );
     // zlib's refusal, and brotli's two kinds (a bad stream, a cut-off one): 400, never a 500.
     const br = brotliCompressSync(JSON.stringify({ name: 'x'.repeat(500) }));
     for (const [encoding, body] of [

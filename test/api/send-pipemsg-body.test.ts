@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputText } from '../../src/queue/job-input.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
-import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestBot, startTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.js';
 
 /*
  * send-pipemsg is served in front of Koa (src/api/send-pipemsg/), with the body reader the Koa
@@ -91,6 +91,38 @@ afterAll(async () => {
 });
 
 describe('content encodings', () => {
+  it('415 naming an encoding it does not take, and those it takes; the Koa routes answer the same', async () => {
+    const body = gzipSync('{"content":"x"}');
+    const koa = (headers: Record<string, string>) =>
+      post('/admin/api/bot/create', { ...headers, Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, [body]);
+    for (const encoding of ['zstd', 'gzip, gzip', 'compress']) {
+      for (const [lang, message] of [
+        [
+          'en-US',
+          `Content encoding "${encoding}" is not supported (Content-Encoding); supported: identity, gzip, deflate, br`,
+        ],
+        [
+          'zh-CN',
+          `不支持内容编码 "${encoding}"（Content-Encoding），支持的编码：identity、gzip、deflate、br`,
+        ],
+      ] as const) {
+        const headers = {
+          'Content-Type': 'application/json',
+          'Accept-Language': lang,
+          'Content-Encoding': encoding,
+        };
+        const fast = await post(sendPath(plainToken), headers, [body]);
+        expect([encoding, fast.status, fast.body]).toEqual([
+          encoding,
+          415,
+          { code: 41501, message, data: {} },
+        ]);
+        const routed = await koa(headers);
+        expect([encoding, routed.status, routed.body]).toEqual([encoding, 415, fast.body]);
+      }
+    }
+  });
+
   it('takes gzip, deflate and br bodies; the job input is the decoded text', async () => {
     const text = JSON.stringify({ text: '压缩 ✓', n: [1, 2, 3] });
     for (const [encoding, packed] of [
@@ -107,7 +139,7 @@ describe('content encodings', () => {
   it('415 for an encoding it does not take; 400 (40003) for a corrupt compressed body', async () => {
     const other = await post(sendPath(plainToken), { ...json, 'Content-Encoding': 'compress' }, ['{}']);
     expect(other.status).toBe(415);
-    expect(other.body.code).toBe(41500);
+    expect(other.body.code).toBe(41501);
     // zlib's refusal, and brotli's two kinds: a bad stream and a cut-off one.
     const packed = brotliCompressSync(JSON.stringify({ content: 'x'.repeat(500) }));
     for (const [encoding, body] of [

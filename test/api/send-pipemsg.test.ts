@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REASON } from '../../src/domain/deliveries/reasons.js';
+import { markFailed } from '../../src/domain/deliveries/records.js';
 import { inputText } from '../../src/queue/job-input.js';
 import { PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
+import { fail } from '../../src/workers/delivery/delivery-failure.js';
 import { addTestMember, createTestChannel, createTestGuild } from '../helpers/directory.js';
 import { createTestBot, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -444,6 +447,35 @@ describe('pipemsg-status', () => {
       headers: { Authorization: `Pipe ${access_token}` },
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it("answers a failure's message in the reader's language", async () => {
+    const { access_token, pipe } = await createPipe();
+    const sent = await send(access_token, { content: 'dies' });
+    const msgId = sent.body.data.msg_id;
+    await markFailed(
+      app.res,
+      { msg_id: msgId, bot_id: bot.id, pipe_id: pipe.id, channel_id: channelId },
+      fail(REASON.UPSTREAM_REJECTED, { status: 403, upstream_code: 40300, detail: 'bot muted' }),
+      1,
+      null,
+    );
+    const status = (headers: Record<string, string>) =>
+      app.request<{ error: { reason: string; code: number; message: string } }>(
+        'GET',
+        `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+        { headers: { Authorization: `Pipe ${access_token}`, ...headers } },
+      );
+    const zh = '转发目标拒绝了消息（HTTP 403，错误码 40300）：bot muted';
+    expect((await status({})).body.data.error).toEqual({
+      reason: 'UPSTREAM_REJECTED',
+      code: 40326,
+      message: zh,
+    });
+    expect((await status({ 'Accept-Language': 'zh-CN' })).body.data.error.message).toBe(zh);
+    expect((await status(en)).body.data.error.message).toBe(
+      'The relay target refused the message (HTTP 403, code 40300): bot muted',
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON } from '../../src/domain/deliveries/reasons.js';
 import { markFailed } from '../../src/domain/deliveries/records.js';
+import { noteWait } from '../../src/domain/deliveries/wait-notes.js';
 import { type PipeMessageStatus, pipeMessageStatus } from '../../src/domain/pipes/status.js';
 import { DependencyError, NotFoundError } from '../../src/errors/index.js';
 import { PIPE_JOB_NAME, PIPE_QUEUE, type PipeJob } from '../../src/queue/pipe-messages.js';
@@ -223,7 +224,7 @@ describe('pipeMessageStatus of a failed job with no record yet', () => {
       }
       const asker = { pipe_id: 'pipe-1' };
       // A failed status always has its details: those the sweep will record (dead-failure.ts).
-      expect(await pipeMessageStatus(own.res, ids.reason, asker)).toMatchObject({
+      expect(await pipeMessageStatus(own.res, ids.reason, asker, 'en-US')).toMatchObject({
         status: 'failed',
         attempts: 1,
         error: {
@@ -232,6 +233,10 @@ describe('pipeMessageStatus of a failed job with no record yet', () => {
           message: 'The bot lacks the send messages permission in channel chan-1',
         },
       });
+      // In the reader's language: zh-CN by default.
+      expect((await pipeMessageStatus(own.res, ids.reason, asker)).error?.message).toBe(
+        '机器人在频道 chan-1 中缺少权限：发送消息',
+      );
       const other = await pipeMessageStatus(own.res, ids.other, asker);
       expect(other).toMatchObject({ status: 'failed', error: { reason: 'INTERNAL', code: 50003 } });
       expect(JSON.stringify(other)).not.toContain('ECONNREFUSED');
@@ -358,7 +363,8 @@ describe('pipeMessageStatus never tears: a terminal status comes with its detail
     const failedView = {
       ...queuedView(1),
       status: 'failed',
-      error: { reason: 'NO_SEND_PERMISSION', code: 40323, message: failure.message },
+      // in the reader's language, zh-CN by default
+      error: { reason: 'NO_SEND_PERMISSION', code: 40323, message: failure.localizedMessage('zh-CN') },
     };
     // As process-message.ts does it: the failed record first, then the job fails with the reason.
     const dies = async () => {
@@ -415,7 +421,7 @@ describe('pipeMessageStatus never tears: a terminal status comes with its detail
       expect(view(await pipeMessageStatus(deps, msgId, asker))).toEqual({
         ...queuedView(1),
         status: 'failed',
-        error: { reason: 'TEMP_TARGET_NOT_MEMBER', code: 40325, message: failure.message },
+        error: { reason: 'TEMP_TARGET_NOT_MEMBER', code: 40325, message: failure.localizedMessage('zh-CN') },
       });
     } finally {
       client.sendCommand = send;
@@ -440,5 +446,36 @@ describe('pipeMessageStatus never tears: a terminal status comes with its detail
       status: 'failed',
       error: { reason: 'UPSTREAM_UNAVAILABLE', code: 50001, message: retryRecord.message },
     });
+  });
+
+  it("words a retry's wait note in the reader's language (a note without parameters as it was noted)", async () => {
+    const msgId = `noted-${Date.now()}`;
+    await own.res.pipeRuntime.queue.add(PIPE_JOB_NAME, job(msgId), { jobId: msgId });
+    const retryAt = Date.now() + 60_000;
+    const english = 'The relay target is unavailable: HTTP 502: bad gateway';
+    const note = {
+      status: 'queued' as const,
+      retry_at: retryAt,
+      attempts: 1,
+      reason: 'UPSTREAM_UNAVAILABLE',
+      code: 50001,
+      message: english,
+    };
+    const prefix = own.config.redisPrefix;
+    await noteWait(
+      own.res.redis,
+      prefix,
+      msgId,
+      { ...note, params: { detail: 'HTTP 502: bad gateway' } },
+      Date.now(),
+    );
+    expect((await pipeMessageStatus(own.res, msgId, asker)).error).toEqual({
+      reason: 'UPSTREAM_UNAVAILABLE',
+      code: 50001,
+      message: '转发目标不可用：HTTP 502: bad gateway',
+    });
+    expect((await pipeMessageStatus(own.res, msgId, asker, 'en-US')).error?.message).toBe(english);
+    await noteWait(own.res.redis, prefix, msgId, note, Date.now());
+    expect((await pipeMessageStatus(own.res, msgId, asker)).error?.message).toBe(english);
   });
 });

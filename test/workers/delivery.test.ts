@@ -512,6 +512,7 @@ describe('permanent failures, dead letters and replay', () => {
       'GET',
       `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${encodeURIComponent(pipe.token)}`,
     );
+    // The reader's language: zh-CN by default, en-US when asked.
     expect(status.body.data).toMatchObject({
       status: 'failed',
       attempts: 1,
@@ -519,9 +520,17 @@ describe('permanent failures, dead letters and replay', () => {
       error: {
         reason: 'NO_SEND_PERMISSION',
         code: 40323,
-        message: `The bot lacks the send messages permission in channel ${muted.id}`,
+        message: `机器人在频道 ${muted.id} 中缺少权限：发送消息`,
       },
     });
+    const inEnglish = await app.request<{ error: { message: string } }>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}&access_token=${encodeURIComponent(pipe.token)}`,
+      { headers: { 'Accept-Language': 'en-US' } },
+    );
+    expect(inEnglish.body.data.error.message).toBe(
+      `The bot lacks the send messages permission in channel ${muted.id}`,
+    );
 
     const dead = await app.request<{ items: DeliveryRecord[]; meta: { total: number } }>(
       'GET',

@@ -18,6 +18,9 @@ const MIN_BOT_REFILL = 0.0001;
 /** An operator's image list: ids and http(s) urls, bounded so a bot record stays small. */
 const MAX_IMAGES = 100;
 
+/** What an image's url and relay_url must be, as their rule names it. */
+const HTTP_URL = { 'zh-CN': 'http(s) 地址', 'en-US': 'an http(s) URL' } as const;
+
 const botFields = {
   // no control characters: the name shows in the console and in the platform's lists
   name: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
@@ -36,7 +39,7 @@ const botFields = {
           minLength: 1,
           maxLength: 1024,
           pattern: '^https?://',
-          description: 'an http(s) URL',
+          'x-pattern': HTTP_URL,
         },
       },
       required: ['id', 'url'],
@@ -50,7 +53,7 @@ const botFields = {
     type: 'string',
     maxLength: 1024,
     pattern: '^(https?://.+)?$',
-    description: 'an http(s) URL',
+    'x-pattern': HTTP_URL,
   },
   upstream_token: { type: 'string', maxLength: 512 },
 } as const;

@@ -7,11 +7,12 @@ import {
   replayDelivery,
 } from '../../domain/deliveries/dead-letters.js';
 import { countReplayable, listDeliveries, viewDelivery } from '../../domain/deliveries/delivery-view.js';
+import { readableRecord } from '../../domain/deliveries/failure-text.js';
 import { DEAD, DELIVERY_STAGES, type StageFilter } from '../../domain/deliveries/lifecycle.js';
 import type { PipeDeps } from '../../domain/pipes/runtime.js';
 import { ValidationError } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
-import { DELIVERY_SORT_FIELDS, type DeliveryRecord } from '../../store/index.js';
+import { DELIVERY_SORT_FIELDS } from '../../store/index.js';
 import { requireAdmin, requireStudio, studioScope } from '../auth.js';
 import { pageMeta, parsePage } from '../paging.js';
 import { reply } from '../reply.js';
@@ -22,7 +23,11 @@ import { compileValidator, idSchema } from '../validation.js';
 const reasonSchema = { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' } as const;
 
 /** A time in ms, as a query string carries it. */
-const msSchema = { type: 'string', pattern: '^[0-9]{1,15}$', description: 'ms since the epoch' } as const;
+const msSchema = {
+  type: 'string',
+  pattern: '^[0-9]{1,15}$',
+  'x-pattern': { 'zh-CN': '毫秒时间戳', 'en-US': 'ms since the epoch' },
+} as const;
 
 const listQuery = compileValidator<{
   status?: StageFilter;
@@ -77,8 +82,6 @@ const replayBatchBody = compileValidator<{
 /** Dead messages one bulk replay sends when the caller does not say. */
 const REPLAY_BATCH_DEFAULT = 100;
 
-const view = <T extends DeliveryRecord>(d: T): T => ({ ...d });
-
 /** A filter of the dead-letter list from the request's fields that are set. */
 const deadFilter = (q: { bot_id?: string; pipe_id?: string; reason?: string }): DeadFilter => ({
   ...(q.bot_id ? { bot_id: q.bot_id } : {}),
@@ -110,11 +113,11 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
       ...(q.until !== undefined ? { until: Number(q.until) } : {}),
     };
     const [page, replayable] = await Promise.all([
-      listDeliveries(deps, filter, request),
+      listDeliveries(deps, filter, request, ctx.state.lang),
       countReplayable(deps, filter),
     ]);
     reply(ctx, {
-      items: page.items.map(view),
+      items: page.items,
       // Dead letters: how many of the `total` can still be replayed (their input is kept).
       meta: { ...pageMeta(request, page.total), ...(replayable === null ? {} : { replayable }) },
       sort: { [request.sort.field]: request.sort.dir },
@@ -126,14 +129,15 @@ export function adminDeliveryRoutes(router: Router<HeraldState>, deps: PipeDeps)
   // A bot developer's studio session may read its own bot's (its test sends').
   router.get('/admin/api/delivery/view', requireStudio(deps, 'delivery/view'), async (ctx) => {
     const { msg_id } = viewQuery(ctx.query);
-    reply(ctx, { delivery: view(await viewDelivery(deps, msg_id, studioScope(ctx.state).botId)) });
+    const delivery = await viewDelivery(deps, msg_id, studioScope(ctx.state).botId, ctx.state.lang);
+    reply(ctx, { delivery });
   });
 
   // Sends a dead message again (same msg_id), e.g. after the bot got its permission back.
   router.post('/admin/api/delivery/replay', admin, async (ctx) => {
     const { msg_id } = replayBody(ctx.request.body);
     const record = await replayDelivery(deps, msg_id, requeueOn(deps));
-    reply(ctx, { delivery: view(record) });
+    reply(ctx, { delivery: readableRecord(record, ctx.state.lang) });
   });
 
   // Sends many dead messages again: those of a bot, a pipe and/or a reason that died before

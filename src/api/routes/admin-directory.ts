@@ -75,7 +75,12 @@ const userUpsertBody = compileValidator<UserBody>({
     id: idSchema,
     username: { type: 'string', minLength: 1, maxLength: 64 },
     nickname: { type: 'string', maxLength: 64 },
-    identify_num: { type: 'string', maxLength: 16, pattern: '^[0-9]*$', description: 'digits' },
+    identify_num: {
+      type: 'string',
+      maxLength: 16,
+      pattern: '^[0-9]*$',
+      'x-pattern': { 'zh-CN': '仅限数字', 'en-US': 'digits' },
+    },
     avatar: urlSchema,
     vip_avatar: urlSchema,
     online: { type: 'boolean' },

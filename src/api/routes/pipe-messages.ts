@@ -36,6 +36,6 @@ export function pipeMessageRoutes(router: Router<HeraldState>, deps: PipeDeps): 
       asker = { pipe_id: pipe.id };
     }
     const { msg_id } = statusQuery(ctx.query);
-    reply(ctx, await pipeMessageStatus(deps, msg_id, asker));
+    reply(ctx, await pipeMessageStatus(deps, msg_id, asker, ctx.state.lang));
   });
 }

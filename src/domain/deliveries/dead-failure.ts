@@ -1,6 +1,8 @@
-import { CATALOGUE, formatMessage } from '../../errors/index.js';
+import { CATALOGUE, catalogueMessage, type ParamValue } from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import type { DeliveryRecord } from '../../store/index.js';
+import { SEND_REQUIREMENT_NAMES } from '../permissions.js';
+import { storedParams } from './failure-text.js';
 import { isReasonCode, REASON, reasonKey } from './reasons.js';
 import type { RecordedFailure } from './records.js';
 
@@ -13,7 +15,7 @@ export interface DeadJob {
 }
 
 /** Shown for a message parameter that only the lost record held (e.g. a relay's answer). */
-const NOT_RECORDED = 'not recorded';
+const NOT_RECORDED = { 'zh-CN': '未记录', 'en-US': 'not recorded' } as const;
 
 /**
  * Why a job died, for one that has no failed record (its recording process died first, or the
@@ -27,7 +29,13 @@ const NOT_RECORDED = 'not recorded';
 export function deadJobFailure(job: DeadJob, record: DeliveryRecord | null): RecordedFailure | null {
   const earlier =
     record?.reason && record.code !== null && record.message !== null
-      ? { reason: record.reason, code: record.code, message: record.message, detail: record.detail }
+      ? {
+          reason: record.reason,
+          code: record.code,
+          message: record.message,
+          params: storedParams(record.params),
+          detail: record.detail,
+        }
       : null;
   const reason = job.stalled ? REASON.STALLED : isReasonCode(job.failedReason) ? job.failedReason : null;
   if (reason === null) return earlier && isReasonCode(earlier.reason) ? { ...earlier } : null;
@@ -43,20 +51,21 @@ export function catalogueFailure(reason: string, data: DeadJob['data']): Recorde
   const key = reasonKey(reason);
   if (!key) return null;
   const def = CATALOGUE[key];
-  const params: Record<string, string> = {
+  const params: Record<string, ParamValue> = {
     bot_id: data.bot_id,
     pipe_id: data.pipe_id,
     channel_id: data.channel_id,
     ...(data.temp_target_id ? { user_id: data.temp_target_id } : {}),
     ...(data.template_id ? { id: data.template_id } : {}),
-    ...(reason === REASON.NO_VIEW_PERMISSION ? { permission: 'view channels' } : {}),
-    ...(reason === REASON.NO_SEND_PERMISSION ? { permission: 'send messages' } : {}),
+    ...(reason === REASON.NO_VIEW_PERMISSION ? { permission: SEND_REQUIREMENT_NAMES.view_channels } : {}),
+    ...(reason === REASON.NO_SEND_PERMISSION ? { permission: SEND_REQUIREMENT_NAMES.send_messages } : {}),
   };
   for (const [, name] of def.message['en-US'].matchAll(/\{(\w+)\}/g)) params[name as string] ??= NOT_RECORDED;
   return {
     reason,
     code: def.code,
-    message: formatMessage(def.message['en-US'], params, 'en-US'),
+    message: catalogueMessage(key, params, 'en-US'),
+    params,
     detail: null,
   };
 }

@@ -1,9 +1,14 @@
-import { NotFoundError } from '../../errors/index.js';
+import { DEFAULT_LANG, type Lang, NotFoundError } from '../../errors/index.js';
 import type { DeliveryDetail, DeliveryRecord, Page, PageRequest } from '../../store/index.js';
 import type { Deps } from '../deps.js';
 import type { PipeDeps } from '../pipes/runtime.js';
 import { pipeMessageStatus } from '../pipes/status.js';
+import { readableRecord } from './failure-text.js';
 import { DEAD, recordsInStage, type StageFilter } from './lifecycle.js';
+
+/** A record as the back office reads it: its failure's message in the reader's language. */
+export type DeliveryView = Omit<DeliveryRecord, 'params'>;
+export type DeliveryDetailView = Omit<DeliveryDetail, 'params'>;
 
 /** The back office's delivery list: a stage (lifecycle.ts) and the fields that are set. */
 export interface DeliveryListFilter {
@@ -18,13 +23,18 @@ export interface DeliveryListFilter {
   readonly until?: number;
 }
 
-/** Delivery records in `filter.stage` matching the rest of it, ordered as `page` says. */
-export function listDeliveries(
+/**
+ * Delivery records in `filter.stage` matching the rest of it, ordered as `page` says; a
+ * failure's message in `lang`.
+ */
+export async function listDeliveries(
   deps: Deps,
   { stage, ...rest }: DeliveryListFilter,
   page: PageRequest,
-): Promise<Page<DeliveryRecord>> {
-  return deps.store.deliveries.list({ ...recordsInStage(stage), ...rest }, page);
+  lang: Lang = DEFAULT_LANG,
+): Promise<Page<DeliveryView>> {
+  const found = await deps.store.deliveries.list({ ...recordsInStage(stage), ...rest }, page);
+  return { ...found, items: found.items.map((r) => readableRecord(r, lang)) };
 }
 
 /**
@@ -41,28 +51,30 @@ export function countReplayable(deps: Deps, { stage, ...rest }: DeliveryListFilt
  * One message's delivery: its record with the history and the message as sent. A message
  * accepted but not recorded yet (its job still in the queue, or its sent record still on the way
  * from the sent log) answers what pipemsg-status reads from its job (status.ts), with an empty
- * history; created_at is then when it was accepted. An unknown message is NotFoundError.
+ * history; created_at is then when it was accepted. An unknown message is NotFoundError. A
+ * failure's message is worded in `lang`.
  */
 export async function viewDelivery(
   deps: PipeDeps,
   msgId: string,
   botId: string | null = null,
-): Promise<DeliveryDetail> {
-  const detail = await viewAnyDelivery(deps, msgId);
+  lang: Lang = DEFAULT_LANG,
+): Promise<DeliveryDetailView> {
+  const detail = await viewAnyDelivery(deps, msgId, lang);
   // A bot developer's studio session sees its own bot's messages only; another's is "not found".
   if (botId !== null && detail.bot_id !== botId) throw new NotFoundError('message');
   return detail;
 }
 
-async function viewAnyDelivery(deps: PipeDeps, msgId: string): Promise<DeliveryDetail> {
+async function viewAnyDelivery(deps: PipeDeps, msgId: string, lang: Lang): Promise<DeliveryDetailView> {
   const [record, job] = await Promise.all([
     deps.store.deliveries.detail(msgId),
     deps.pipeRuntime.messages.snapshot(msgId),
   ]);
-  if (record) return record;
+  if (record) return readableRecord(record, lang);
   const data = job?.data;
   if (!data) throw new NotFoundError('message');
-  const status = await pipeMessageStatus(deps, msgId, { pipe_id: data.pipe_id });
+  const status = await pipeMessageStatus(deps, msgId, { pipe_id: data.pipe_id }, lang);
   return {
     msg_id: msgId,
     bot_id: data.bot_id,

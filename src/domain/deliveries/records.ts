@@ -1,4 +1,4 @@
-import { DeliveryError, HeraldError, newErrorId } from '../../errors/index.js';
+import { DeliveryError, type ErrorParams, HeraldError, newErrorId } from '../../errors/index.js';
 import type {
   DeliveryChanges,
   DeliveryEvent,
@@ -159,6 +159,7 @@ const sentChanges = (i: SentItem): DeliveryChanges => ({
   reason: null,
   code: null,
   message: null,
+  params: null,
   detail: null,
   job: null,
   rendered: i.rendered ?? null,
@@ -191,11 +192,16 @@ export async function markSentMany(deps: Deps, items: ReadonlyArray<SentItem>): 
   );
 }
 
-/** What a failure records: reason code, catalogue code, English message and detail. */
+/**
+ * What a failure records: reason code, catalogue code, the English message, the catalogue
+ * entry's parameters (reads word the message from them in the reader's language:
+ * failure-text.ts) and detail.
+ */
 export interface RecordedFailure {
   readonly reason: string;
   readonly code: number;
   readonly message: string;
+  readonly params: ErrorParams | null;
   readonly detail: Readonly<Record<string, unknown>> | null;
 }
 
@@ -210,12 +216,19 @@ export function describeFailure(err: HeraldError): RecordedFailure {
       reason: err.reason,
       code: err.code,
       message: err.message,
+      params: { ...err.params },
       detail: err.data ? { ...err.data } : null,
     };
   }
   // Render, card and template errors: their own key is the reason, with line and excerpt.
   const reason = err.key === 'DEPENDENCY_DOWN' ? REASON.DEPENDENCY_DOWN : err.key;
-  return { reason, code: err.code, message: err.message, detail: { code: err.code, ...err.data } };
+  return {
+    reason,
+    code: err.code,
+    message: err.message,
+    params: { ...err.params },
+    detail: { code: err.code, ...err.data },
+  };
 }
 
 /**

@@ -18,7 +18,10 @@ export interface WaitNote {
   /** The failure the retry follows (null for a rate limit). */
   readonly reason: string | null;
   readonly code: number | null;
+  /** Its message, in English; read worded anew from `params` (failure-text.ts). */
   readonly message: string | null;
+  /** The failure's catalogue parameters (absent on notes from before they were kept). */
+  readonly params?: Readonly<Record<string, unknown>> | null;
 }
 
 /** How long a note outlives its wait, in ms: only while the wait lasts is it read at all. */

@@ -103,7 +103,12 @@ export async function updateMember(
 export async function removeMember(deps: Deps, guildId: string, userId: string): Promise<void> {
   const guild = await requireGuild(deps, guildId);
   if (guild.user_id === userId) {
-    throw new HeraldError('CONFLICT', { detail: 'the owner cannot leave the guild; transfer it first' });
+    throw new HeraldError('CONFLICT', {
+      detail: {
+        'zh-CN': '服务器所有者不能退出服务器，请先转让服务器',
+        'en-US': 'the owner cannot leave the guild; transfer it first',
+      },
+    });
   }
   const removed = await withRecordLock(deps.redis, memberLock(deps, guildId, userId), () =>
     deps.store.members.remove(guildId, userId),

@@ -1,8 +1,9 @@
-import { DependencyError, NotFoundError } from '../../errors/index.js';
+import { DEFAULT_LANG, DependencyError, type Lang, NotFoundError } from '../../errors/index.js';
 import type { JobSnapshot } from '../../queue/job-snapshot.js';
 import { MAX_STALLED_COUNT, type PipeJob } from '../../queue/pipe-messages.js';
 import type { DeliveryPart, DeliveryRecord, DeliveryStatus } from '../../store/index.js';
 import { catalogueFailure, deadJobAttempts, deadJobFailure } from '../deliveries/dead-failure.js';
+import { failureMessage, type StoredFailure } from '../deliveries/failure-text.js';
 import { isSettled, statusOfJobState } from '../deliveries/lifecycle.js';
 import { REASON } from '../deliveries/reasons.js';
 import { currentWait, type WaitNote } from '../deliveries/wait-notes.js';
@@ -44,7 +45,7 @@ export interface PipeMessageStatus {
   readonly template_id: string | null;
   /** The event the request named, on a pipe that routes by event; null otherwise. */
   readonly event: string | null;
-  /** The last failure (or retry reason); null when none. */
+  /** The last failure (or retry reason), its message in the reader's language; null when none. */
   readonly error: {
     readonly reason: string | null;
     readonly code: number | null;
@@ -74,6 +75,13 @@ interface SentReturn {
   readonly parts?: readonly DeliveryPart[];
 }
 
+/** A failure as the status shows it: its message worded in `lang` (failure-text.ts). */
+const errorOf = (f: StoredFailure, lang: Lang): PipeMessageStatus['error'] => ({
+  reason: f.reason,
+  code: f.code,
+  message: failureMessage(f, lang),
+});
+
 /** A settled record: what the worker (or the sweep) wrote last about the message. */
 const settled = (r: DeliveryRecord | null): boolean => r !== null && isSettled(r.status);
 
@@ -91,11 +99,13 @@ const settled = (r: DeliveryRecord | null): boolean => r !== null && isSettled(r
  *   the dead-job sweep will record it (dead-failure.ts).
  * - otherwise the record, and before any record the job's state (queued).
  * Another pipe's or bot's message is "not found", like a message that does not exist.
+ * A failure's message is worded in `lang`, the reader's language.
  */
 export async function pipeMessageStatus(
   deps: PipeDeps,
   msgId: string,
   asker: StatusAsker,
+  lang: Lang = DEFAULT_LANG,
 ): Promise<PipeMessageStatus> {
   // The database away is an answer too: see below. Anything else is a bug, and says so.
   const readRecord = () =>
@@ -115,7 +125,7 @@ export async function pipeMessageStatus(
     // or failed one may have a record that says more (rate_limited, a retry's reason, why it
     // died), and no job at all may be a message whose job the queue no longer keeps. So 503.
     if (ownJob?.state === 'completed') return sentByJob(msgId, ownJob);
-    if (wait && ownJob?.data) return waiting(msgId, wait, ownJob.data, []);
+    if (wait && ownJob?.data) return waiting(msgId, wait, ownJob.data, [], lang);
     throw found;
   }
   let record = found;
@@ -133,13 +143,13 @@ export async function pipeMessageStatus(
     // the failed job for a new one next): the record answers.
     const replaying = record !== null && record.replays > 0 && (job.finishedOn ?? 0) <= record.updated_at;
     if (!settled(record) && !replaying && ownJob?.data) {
-      return failedByJob(msgId, ownJob, ownJob.data, record);
+      return failedByJob(msgId, ownJob, ownJob.data, record, lang);
     }
   }
   // A wait the worker noted in Redis is newer than a record that is not final: the record's own
   // write may not have landed yet (wait-notes.ts).
   if (wait && ownJob?.data && record?.status !== 'sent' && record?.status !== 'failed') {
-    return waiting(msgId, wait, ownJob.data, record?.not_permissions_mention ?? []);
+    return waiting(msgId, wait, ownJob.data, record?.not_permissions_mention ?? [], lang);
   }
   if (record) {
     const failed = record.reason !== null || record.code !== null || record.message !== null;
@@ -159,7 +169,7 @@ export async function pipeMessageStatus(
       retry_at: waitOver ? null : record.retry_at,
       not_permissions_mention: record.not_permissions_mention,
       ...routeOf(ownJob?.data, record),
-      error: failed ? { reason: record.reason, code: record.code, message: record.message } : null,
+      error: failed ? errorOf(record, lang) : null,
     };
   }
   // Only a job still in the queue answers alone here (a completed or failed one was read above,
@@ -224,6 +234,7 @@ function failedByJob(
   job: JobSnapshot,
   data: PipeJob,
   record: DeliveryRecord | null,
+  lang: Lang,
 ): PipeMessageStatus {
   const stalled = job.stalledCounter > MAX_STALLED_COUNT;
   const failure =
@@ -241,7 +252,7 @@ function failedByJob(
     retry_at: null,
     not_permissions_mention: record?.not_permissions_mention ?? [],
     ...routeOf(data, record),
-    error: failure ? { reason: failure.reason, code: failure.code, message: failure.message } : null,
+    error: failure ? errorOf(failure, lang) : null,
   };
 }
 
@@ -251,6 +262,7 @@ function waiting(
   wait: WaitNote,
   data: PipeJob,
   notPermissionsMention: readonly string[],
+  lang: Lang,
 ): PipeMessageStatus {
   const failed = wait.reason !== null || wait.code !== null || wait.message !== null;
   return {
@@ -265,6 +277,6 @@ function waiting(
     retry_at: wait.retry_at,
     not_permissions_mention: notPermissionsMention,
     ...routeOf(data, null),
-    error: failed ? { reason: wait.reason, code: wait.code, message: wait.message } : null,
+    error: failed ? errorOf(wait, lang) : null,
   };
 }

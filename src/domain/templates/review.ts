@@ -54,7 +54,10 @@ export interface ReviewedVersion {
 function checkVersion(current: TemplateRecord, seen: ReviewedVersion): void {
   if (seen.version !== undefined && seen.version !== current.version) {
     throw new HeraldError('CONFLICT', {
-      detail: `the template changed since version ${seen.version} (now ${current.version}); reload it`,
+      detail: {
+        'zh-CN': `模板自版本 ${seen.version} 起已被修改（现为版本 ${current.version}），请重新加载`,
+        'en-US': `the template changed since version ${seen.version} (now ${current.version}); reload it`,
+      },
     });
   }
 }

@@ -38,7 +38,11 @@ export async function changeTemplate(
     const changes = change(current);
     const updated = await deps.store.templates.update(bot, id, current.version, changes, deps.now());
     // Only a write that bypassed the lock (or a lock that expired mid-write) gets here.
-    if (!updated) throw new HeraldError('CONFLICT', { detail: 'the template changed meanwhile; retry' });
+    if (!updated) {
+      throw new HeraldError('CONFLICT', {
+        detail: { 'zh-CN': '模板已被同时修改，请重试', 'en-US': 'the template changed meanwhile; retry' },
+      });
+    }
     // Workers cache templates; they drop this one now rather than at their next re-read.
     await publishDirectoryChange(deps, { kind: 'template', id });
     return updated;

@@ -1,6 +1,10 @@
 import { REASON } from '../../domain/deliveries/reasons.js';
 import { isTextChannel } from '../../domain/directory/index.js';
-import { effectivePermissions, missingSendPermission } from '../../domain/permissions.js';
+import {
+  effectivePermissions,
+  missingSendPermission,
+  SEND_REQUIREMENT_NAMES,
+} from '../../domain/permissions.js';
 import { messageTypeOf, NORMAL_MESSAGE_CONSUMPTION } from '../../domain/templates/constants.js';
 import { TemplateNotFoundError } from '../../domain/templates/errors.js';
 import { templateForSend } from '../../domain/templates/index.js';
@@ -91,13 +95,13 @@ export async function check(ctx: ProcessContext, data: PipeJob): Promise<Checked
   if (missing === 'view_channels') {
     throw fail(REASON.NO_VIEW_PERMISSION, {
       ...where,
-      permission: 'view channels',
+      permission: SEND_REQUIREMENT_NAMES.view_channels,
     });
   }
   if (missing === 'send_messages') {
     throw fail(REASON.NO_SEND_PERMISSION, {
       ...where,
-      permission: 'send messages',
+      permission: SEND_REQUIREMENT_NAMES.send_messages,
     });
   }
   if (data.temp_target_id && !targetMember && guild.user_id !== data.temp_target_id) {

@@ -698,6 +698,7 @@ async function settle(run: PipeRun, ended: Ended, token: string | undefined): Pr
           reason,
           code: described.code,
           message: described.message,
+          params: described.params,
         },
         Date.now(),
         // The overview's count of retries, in the same round trip.
