@@ -144,9 +144,16 @@ describe('with DELIVERY_IN_DOUBT=hold', () => {
       { headers: { Authorization: `Pipe ${pipe.token}` } },
     );
     expect(status.body.data).toMatchObject({ status: 'failed', error: { reason: 'IN_DOUBT', code: 50004 } });
+    // Worded in the reader's language, Herald's own detail included (zh-CN unless asked).
     expect(String((status.body.data as { error: { message: string } }).error.message)).toContain(
-      'the worker stopped while the relay was being asked',
+      '询问转发目标时工作进程已停止',
     );
+    const inEnglish = await app.request<{ error: { message: string } }>(
+      'GET',
+      `/api/v3/message/pipemsg-status?msg_id=${msgId}`,
+      { headers: { Authorization: `Pipe ${pipe.token}`, 'Accept-Language': 'en-US' } },
+    );
+    expect(inEnglish.body.data.error.message).toContain('the worker stopped while the relay was being asked');
 
     // The operator looked: not in the channel. A replay is a new job, which asks the relay again.
     holding = false;

@@ -45,7 +45,10 @@ function dispatchMessage(
     throw fail(REASON.RELAY_NOT_CONFIGURED, {
       status: 0,
       upstream_code: 0,
-      detail: 'the bot has no relay_url or upstream_token',
+      detail: {
+        'zh-CN': '机器人未设置 relay_url 或 upstream_token',
+        'en-US': 'the bot has no relay_url or upstream_token',
+      },
     });
   }
   return relayMessage({ url: bot.relay_url, token }, m, { timeoutMs: deps.config.relayTimeoutMs });

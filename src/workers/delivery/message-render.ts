@@ -98,7 +98,9 @@ async function renderMessage(
     parts = out.parts;
   } else {
     if (typeof data.input !== 'string') {
-      throw fail(REASON.INPUT_INVALID, { detail: 'content must be a string' });
+      throw fail(REASON.INPUT_INVALID, {
+        detail: { 'zh-CN': 'content 必须是字符串', 'en-US': 'content must be a string' },
+      });
     }
     type = data.type ?? 9;
     const input = plainDigest(type, group) ?? data.input;

@@ -16,7 +16,12 @@ import {
   type SentOutcome,
 } from '../../domain/deliveries/records.js';
 import { noteWait } from '../../domain/deliveries/wait-notes.js';
-import { type DeliveryError, DependencyError, type HeraldError } from '../../errors/index.js';
+import {
+  type DeliveryError,
+  DependencyError,
+  type HeraldError,
+  type ParamValue,
+} from '../../errors/index.js';
 import type { PipeJob } from '../../queue/pipe-messages.js';
 import { type BucketLimit, type BucketResult, rememberPayment } from '../../ratelimit/token-bucket.js';
 import { messageBucketKey, messageReservationKey } from '../../redis/keys.js';
@@ -192,6 +197,16 @@ async function sentInEarlierRun(
  * (SentLog.noteAsking, DELIVERY_IN_DOUBT=hold): the job's queueing (a replay is a new job), its
  * attempt (a retry after a relay 5xx asks anew) and the part.
  */
+/** A failure's detail, naming the part of a split message it befell (none for the first). */
+function ofPart(detail: ParamValue, part: number): ParamValue {
+  if (part === 0) return detail;
+  if (typeof detail !== 'object') return `${detail} (part ${part + 1})`;
+  return {
+    'zh-CN': `${detail['zh-CN']}（第 ${part + 1} 部分）`,
+    'en-US': `${detail['en-US']} (part ${part + 1})`,
+  };
+}
+
 const askingNote = (job: Job<PipeJob>, part: number): string =>
   `${job.timestamp}:${job.attemptsMade}:${part}`;
 
@@ -483,7 +498,13 @@ class PipeRun {
   private async beforeCreate(sink: string, part: number): Promise<boolean> {
     if (this.askedBefore === part) {
       throw fail(REASON.IN_DOUBT, {
-        detail: `the worker stopped while the relay was being asked${part > 0 ? ` (part ${part + 1})` : ''}`,
+        detail: ofPart(
+          {
+            'zh-CN': '询问转发目标时工作进程已停止',
+            'en-US': 'the worker stopped while the relay was being asked',
+          },
+          part,
+        ),
       });
     }
     if (sink !== 'relay' || this.ctx.deps.config.deliveryInDoubt !== 'hold') return false;
@@ -510,8 +531,7 @@ class PipeRun {
   private async afterAsked(err: unknown, part: number): Promise<void> {
     const verdict = relayVerdict(err);
     if (verdict === 'maybe') {
-      const detail = String((err as DeliveryError).params.detail ?? '');
-      throw fail(REASON.IN_DOUBT, { detail: part > 0 ? `${detail} (part ${part + 1})` : detail });
+      throw fail(REASON.IN_DOUBT, { detail: ofPart((err as DeliveryError).params.detail ?? '', part) });
     }
     if (verdict === 'refused') await this.forgetAsking();
   }

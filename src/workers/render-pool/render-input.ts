@@ -34,14 +34,14 @@ function decodeInput(input: string, encoding: InputEncoding | undefined): unknow
     text = inputText(input, encoding);
   } catch {
     throw new DeliveryError(REASON.INPUT_INVALID, {
-      detail: 'the job input could not be decoded',
+      detail: { 'zh-CN': '无法解码任务输入', 'en-US': 'the job input could not be decoded' },
     });
   }
   try {
     return parseJsonData(text);
   } catch {
     throw new DeliveryError(REASON.INPUT_INVALID, {
-      detail: 'the template input is not JSON',
+      detail: { 'zh-CN': '模板输入不是 JSON', 'en-US': 'the template input is not JSON' },
     });
   }
 }

@@ -105,7 +105,7 @@ async function postToRelay(
   } catch (err) {
     if (err instanceof HttpTimeoutError) {
       throw new DeliveryError(REASON.UPSTREAM_TIMEOUT, {
-        detail: `no answer within ${timeoutMs} ms`,
+        detail: { 'zh-CN': `${timeoutMs} 毫秒内没有应答`, 'en-US': `no answer within ${timeoutMs} ms` },
       });
     }
     // The record names the system error's code only: its message names the relay's address,
@@ -113,7 +113,12 @@ async function postToRelay(
     const code = (err as NodeJS.ErrnoException).code;
     throw new DeliveryError(
       REASON.UPSTREAM_UNREACHABLE,
-      { detail: `connection failed (${typeof code === 'string' ? code : 'network error'})` },
+      {
+        detail:
+          typeof code === 'string'
+            ? { 'zh-CN': `连接失败（${code}）`, 'en-US': `connection failed (${code})` }
+            : { 'zh-CN': '连接失败（网络错误）', 'en-US': 'connection failed (network error)' },
+      },
       { cause: err },
     );
   }

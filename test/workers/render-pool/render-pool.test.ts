@@ -109,7 +109,7 @@ describe('render pool', () => {
       expect(err).toBeInstanceOf(DeliveryError);
       expect((err as DeliveryError).reason).toBe('INPUT_INVALID');
       expect((err as DeliveryError).params).toMatchObject({
-        detail: 'the job input could not be decoded',
+        detail: { 'zh-CN': '无法解码任务输入', 'en-US': 'the job input could not be decoded' },
       });
     }
   });

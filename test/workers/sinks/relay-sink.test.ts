@@ -102,6 +102,7 @@ describe('relay sink', () => {
     expect((err as DeliveryError).message).toBe(
       'The relay target is unavailable: connection failed (ECONNREFUSED)',
     );
+    expect((err as DeliveryError).localizedMessage('zh-CN')).toBe('转发目标不可用：连接失败（ECONNREFUSED）');
     expect(((err as DeliveryError).cause as Error).message).toContain(`127.0.0.1:${port}`);
   });
 });
