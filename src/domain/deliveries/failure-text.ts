@@ -40,6 +40,8 @@ export function storedParams(raw: unknown): ErrorParams | null {
 }
 
 const PLACEHOLDER = /\{\w+\}/;
+/** The error id at the end of a message worded in English (records from before params were kept). */
+const RECORDED_ERROR_ID = / \(error id ([^)\s]+)\)$/;
 
 /**
  * The failure's message in `lang`: its reason's catalogue entry (the one whose code it was
@@ -52,7 +54,9 @@ export function failureMessage(f: StoredFailure, lang: Lang): string | null {
   if (key === undefined || f.code === null || CATALOGUE[key].code !== f.code) return f.message;
   const params = storedParams(f.params);
   if (params !== null) return catalogueMessage(key, params, lang);
-  const bare = catalogueMessage(key, {}, lang);
+  // The error id is what links the answer to the worker's log line: taken back from the message.
+  const id = f.message === null ? null : RECORDED_ERROR_ID.exec(f.message);
+  const bare = catalogueMessage(key, id === null ? {} : { error_id: id[1]! }, lang);
   return PLACEHOLDER.test(bare) ? f.message : bare;
 }
 

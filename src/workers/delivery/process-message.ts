@@ -192,21 +192,19 @@ async function sentInEarlierRun(
   };
 }
 
+/** A failure's detail, naming the part of a split message it befell (none for the first). */
+function ofPart(detail: ParamValue, part: number): ParamValue {
+  if (part === 0) return detail;
+  const [zh, en] =
+    typeof detail === 'object' ? [detail['zh-CN'], detail['en-US']] : [String(detail), String(detail)];
+  return { 'zh-CN': `${zh}（第 ${part + 1} 部分）`, 'en-US': `${en} (part ${part + 1})` };
+}
+
 /**
  * The note a run leaves under the message's answer key before it asks the relay
  * (SentLog.noteAsking, DELIVERY_IN_DOUBT=hold): the job's queueing (a replay is a new job), its
  * attempt (a retry after a relay 5xx asks anew) and the part.
  */
-/** A failure's detail, naming the part of a split message it befell (none for the first). */
-function ofPart(detail: ParamValue, part: number): ParamValue {
-  if (part === 0) return detail;
-  if (typeof detail !== 'object') return `${detail} (part ${part + 1})`;
-  return {
-    'zh-CN': `${detail['zh-CN']}（第 ${part + 1} 部分）`,
-    'en-US': `${detail['en-US']} (part ${part + 1})`,
-  };
-}
-
 const askingNote = (job: Job<PipeJob>, part: number): string =>
   `${job.timestamp}:${job.attemptsMade}:${part}`;
 

@@ -65,4 +65,15 @@ describe("a delivery failure's message at read time", () => {
     expect(storedParams({ a: null })).toBeNull();
     expect(storedParams({ a: { 'zh-CN': '甲' } })).toBeNull();
   });
+
+  it('keeps the error id of a record worded before parameters were kept, in both languages', () => {
+    const old = {
+      reason: 'INTERNAL',
+      code: 50003,
+      message: 'Internal error while delivering (error id 3f2a9c)',
+      params: undefined,
+    };
+    expect(failureMessage(old, 'en-US')).toBe(old.message);
+    expect(failureMessage(old, 'zh-CN')).toBe('投递时发生内部错误（错误编号 3f2a9c）');
+  });
 });

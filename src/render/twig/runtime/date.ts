@@ -136,6 +136,7 @@ function zoneFormat(tz: string): Intl.DateTimeFormat {
       hour: 'numeric',
       minute: 'numeric',
       second: 'numeric',
+      era: 'short',
     });
     if (dtfCache.size >= DTF_CACHE_MAX) dtfCache.clear();
     dtfCache.set(tz, dtf);
@@ -169,7 +170,9 @@ export class TwigTimezone extends MethodObject {
 const HOUR_MS = 3_600_000;
 /** Per zone, the offset of each hour it holds throughout (a zone changes offset a few times a year). */
 const hourOffsets = new Map<string, Map<number, number>>();
-const HOUR_OFFSETS_MAX = 4096;
+/** Hours kept over every zone; past it the cache starts afresh (a Map entry is some 50-80 bytes). */
+const HOUR_OFFSETS_MAX = 65_536;
+let hourOffsetCount = 0;
 
 /** Offset from UTC in minutes at the instant `ms`. */
 export function offsetMinutes(ms: number, tz: string): number {
@@ -180,37 +183,67 @@ export function offsetMinutes(ms: number, tz: string): number {
   let hours = hourOffsets.get(tz);
   const known = hours?.get(hour);
   if (known !== undefined) return known;
-  const offset = exactOffset(ms, tz);
   // An hour whose first and last second have one offset has it throughout: no zone changes twice
-  // within an hour. An hour with a change in it is read exactly every time.
+  // within an hour (tzdata's closest changes are days apart). One with a change in it is read
+  // from ICU at the instant, every time.
   const start = hour * HOUR_MS;
-  if (exactOffset(start, tz) === offset && exactOffset(start + HOUR_MS - 1000, tz) === offset) {
-    if (hours === undefined || hours.size >= HOUR_OFFSETS_MAX) {
-      if (hours === undefined && hourOffsets.size >= DTF_CACHE_MAX) hourOffsets.clear();
-      hours = new Map();
-      hourOffsets.set(tz, hours);
-    }
-    hours.set(hour, offset);
+  const first = exactOffset(start, tz);
+  if (exactOffset(start + HOUR_MS - 1000, tz) !== first) return exactOffset(ms, tz);
+  if (hourOffsetCount >= HOUR_OFFSETS_MAX) {
+    hourOffsets.clear();
+    hourOffsetCount = 0;
+    hours = undefined;
   }
-  return offset;
+  if (hours === undefined) {
+    hours = new Map();
+    hourOffsets.set(tz, hours);
+  }
+  hours.set(hour, first);
+  hourOffsetCount++;
+  return first;
 }
 
 /** The offset at `ms` as the zone's formatter reads it. */
 function exactOffset(ms: number, tz: string): number {
-  const dtf = zoneFormat(tz);
-  const parts: Record<string, number> = {};
-  for (const p of dtf.formatToParts(new Date(Math.floor(ms / 1000) * 1000))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  const at = Math.floor(ms / 1000) * 1000;
+  let year = 0;
+  let bc = false;
+  const wall = new Date(0);
+  let month = 0;
+  let day = 1;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  for (const p of zoneFormat(tz).formatToParts(new Date(at))) {
+    switch (p.type) {
+      case 'era':
+        bc = p.value === 'BC' || p.value === 'B';
+        break;
+      case 'year':
+        year = Number(p.value);
+        break;
+      case 'month':
+        month = Number(p.value) - 1;
+        break;
+      case 'day':
+        day = Number(p.value);
+        break;
+      case 'hour':
+        hour = Number(p.value);
+        break;
+      case 'minute':
+        minute = Number(p.value);
+        break;
+      case 'second':
+        second = Number(p.value);
+        break;
+    }
   }
-  const asUtc = Date.UTC(
-    parts.year!,
-    parts.month! - 1,
-    parts.day!,
-    parts.hour!,
-    parts.minute!,
-    parts.second!,
-  );
-  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0-99 as 1900-1999. ICU counts years
+  // before 1 as eras (1 BC is year 0).
+  wall.setUTCFullYear(bc ? 1 - year : year, month, day);
+  wall.setUTCHours(hour, minute, second, 0);
+  return Math.round((wall.getTime() - at) / 60000);
 }
 
 /**

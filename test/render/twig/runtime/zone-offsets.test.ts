@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { offsetMinutes } from '../../../../src/render/twig/runtime/date.js';
+import { render } from '../helpers.js';
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
@@ -60,5 +61,19 @@ describe('offsetMinutes (cached by hour)', () => {
         cases.push([ms, tz]);
     const differ = cases.filter(([ms, tz]) => offsetMinutes(ms, tz) !== fromIcu(ms, tz));
     expect(differ.slice(0, 5)).toEqual([]);
+  });
+
+  it('reads the first centuries and the years before 1 (Date.UTC would read 0-99 as 1900-1999)', () => {
+    // Local mean time: Shanghai +08:05:43, New York -04:56:02.
+    expect(offsetMinutes(new Date('0001-01-01T00:00:00Z').getTime(), 'Asia/Shanghai')).toBe(486);
+    expect(offsetMinutes(new Date('0100-01-01T00:00:00Z').getTime(), 'America/New_York')).toBe(-296);
+    expect(offsetMinutes(new Date('-000050-06-01T00:00:00Z').getTime(), 'America/New_York')).toBe(-296);
+  });
+
+  it('dates the first centuries in a zone as PHP 8.2 does', () => {
+    // PHP 8.2 with Twig 3.5 renders these as 0001-01-01 and -0027-08-11 03 (local mean time:
+    // +08:05:43 and -04:56:02). Unparenthesised, the minus would apply to the filter's output.
+    expect(render("{{ (-62135596800)|date('Y-m-d', 'Asia/Shanghai') }}")).toBe('0001-01-01');
+    expect(render("{{ (-63000000000)|date('Y-m-d H', 'America/New_York') }}")).toBe('-0027-08-11 03');
   });
 });
