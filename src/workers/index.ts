@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { expireRendered, expireReplayInput } from '../domain/deliveries/records.js';
 import type { Deps } from '../domain/deps.js';
@@ -16,6 +16,7 @@ import { WorkerCaches } from './caches.js';
 import { deliveryBackoff } from './delivery/backoff.js';
 import { processPipeJob } from './delivery/process-message.js';
 import { startMetricsServer } from './metrics-server.js';
+import { PipeWorker } from './pipe-worker.js';
 import {
   MAX_STALLED_COUNT,
   reconcileDeadJobs,
@@ -93,7 +94,7 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
   };
   let metricsServer: RunningServer;
   let connection: Redis;
-  let consumers: Array<Worker<PipeJob>>;
+  let consumers: PipeWorker[];
   try {
     metricsServer = await startMetricsServer(metrics.registry, config.metricsPort, config.host);
     closers.push(() => metricsServer.close(1_000));
@@ -143,7 +144,7 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
     );
     consumers = own.map(
       (i) =>
-        new Worker<PipeJob>(partitions.all[i]!.name, processor, {
+        new PipeWorker(partitions.all[i]!.name, processor, {
           connection,
           prefix: config.redisPrefix,
           concurrency,
@@ -216,6 +217,7 @@ export async function startWorkers(deps: Deps, queues: PipePartitions | PipeQueu
           // keeps one closing promise). Cutting the connection under the jobs instead stops
           // their lock renewals, so their locks lapse and another worker takes them.
           graceful.catch(() => {});
+          for (const worker of consumers) worker.abandon();
           connection.disconnect();
         }
         await closeAll();

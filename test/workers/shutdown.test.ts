@@ -133,4 +133,44 @@ describe('worker processes', () => {
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
   }, 60_000);
+
+  it('SIGTERM with a relay answer arriving just after the deadline: still exits, and another worker completes it', async () => {
+    // The answer reaches the worker after it cut its connection at SHUTDOWN_TIMEOUT_MS. BullMQ
+    // 5.81 then asked Redis again, without end and without yielding, to complete the job: the
+    // process spun at 100 % CPU and never exited (its exit timer could not fire either).
+    const timings = { LOCK_DURATION_MS: '3500', STALLED_INTERVAL_MS: '500', RELAY_TIMEOUT_MS: '3000' };
+    let release: (() => void) | undefined;
+    relay.handler = (body, res) => {
+      if (body.content === 'answered after the deadline' && release === undefined) {
+        release = () => ok(res, 'after the deadline');
+        return;
+      }
+      ok(res, `up-${String(body.nonce)}`);
+    };
+    const w = await createRelayWorld(app, relay.url, { name: 'late answer bot', upstream_token: 'tok-late' });
+    const p = await createPipe(app, w);
+    const worker = workers.start({ ...timings, SHUTDOWN_TIMEOUT_MS: '100' });
+    await workerStarted(worker);
+    const msgId = await sendPipe(app, p.token, { content: 'answered after the deadline' });
+    await expect.poll(() => release !== undefined, { timeout: 10_000, interval: 20 }).toBe(true);
+    worker.child.kill('SIGTERM');
+    await expect
+      .poll(() => worker.out.join('').includes('in-flight messages did not finish in time'), {
+        timeout: 10_000,
+        interval: 5,
+      })
+      .toBe(true);
+    release?.();
+    const code = await Promise.race([
+      worker.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running after 10 s'), 10_000)),
+    ]);
+    expect(code, worker.out.join('').slice(-2_000)).toBe(0);
+
+    const next = workers.start(timings);
+    await workerStarted(next);
+    await expect.poll(() => statuses([msgId]), { timeout: 20_000, interval: 100 }).toEqual(['sent']);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  }, 60_000);
 });

@@ -169,10 +169,11 @@ describe('render pool', () => {
           await p.ready();
           return (await p.render(quick).catch(() => ({ content: 'overran' }))).content;
         },
-        { timeout: 15_000, interval: 10 },
+        { timeout: 45_000, interval: 10 },
       )
       .toBe('ok 1');
-  });
+    // At load 11 the replacements overran 20 ms for more than 15 s before one rendered in time.
+  }, 60_000);
 
   it('charges a render only for its own run: those queued behind a slow one pass, the slow one is stopped', async () => {
     const p = new RenderPool(1, log, 300, standInThread());
