@@ -87,6 +87,11 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'u2-matches-pcre':
     'RE2 (linear time) has no lookaround, backreferences, atomic groups or possessive quantifiers',
   'u2-is-same-as-types': '`same as` between an integral float and an int (num-deviation-integral-floats)',
+  'u3-f-convert-encoding-nonexistent': 'convert_encoding supports UTF-8 to UTF-8 only',
+  'u3-e-floats-from-data': '3e15 from JSON reads as the int 3000000000000000 (num-deviation-integral-floats)',
+  'u3-e-float-int-division': '10.0 ** 16 reads as an int power (num-deviation-integral-floats)',
+  'u3-e-negative-zero-and-rounding':
+    '-(0.4|round), -(0.0|abs) and -"0.00": the float zero reads as the int 0, so no -0 (num-deviation-integral-floats)',
   'num-deviation-integral-floats':
     'integral floats within ±2^53 (round() results, 2.0, 1.0e+15, 0.0 * -1) read as ints (docs/templates.md)',
 };

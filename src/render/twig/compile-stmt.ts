@@ -366,7 +366,10 @@ export class StmtCompiler {
         if (parent) vars.set(loopSlot, new LoopArray(parent, i, n));
         body(f);
       }
-      if (n === 0 && otherwise) otherwise(f);
+      if (n === 0 && otherwise) {
+        if (parent) vars.set(loopSlot, new LoopArray(parent, 0, 0));
+        otherwise(f);
+      }
       if (oldKey !== undefined) vars.set(keySlot, oldKey);
       if (oldValue !== undefined) vars.set(valueSlot, oldValue);
       if (oldLoop !== undefined) vars.set(loopSlot, oldLoop);

@@ -10,6 +10,7 @@ import { big, int64, type Num } from './runtime/int64.js';
 import { mbLength, mbSubstr } from './runtime/mb.js';
 import { mod, range } from './runtime/ops.js';
 import { PhpArray } from './runtime/php-array.js';
+import { PHP_CONSTANTS } from './runtime/php-constants.js';
 import type { RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 
@@ -68,7 +69,28 @@ function random(st: RenderState, args: readonly (Value | undefined)[]): Value {
   return values;
 }
 
-/** Every function a template may call (files, constants and the host are out of reach by design). */
+/**
+ * `constant(name)`: the PHP constants that say nothing about the host (runtime/php-constants.ts);
+ * any other name fails the render as an undefined constant does in PHP. A class constant of an
+ * object (`constant(name, object)`) is not there: templates have no PHP objects of their own.
+ */
+function constant(name: Value | undefined, object: Value | undefined): Value {
+  if (object !== undefined && object !== null) {
+    return fail("constant(): reading a constant of an object's class is not available in Herald");
+  }
+  const text = toStr(name ?? null);
+  const value = PHP_CONSTANTS.get(text.startsWith('\\') ? text.slice(1) : text);
+  if (value === undefined) {
+    return fail(
+      text.includes('::')
+        ? `Undefined constant ${text} (of classes, only DateTimeInterface's formats are available)`
+        : `Undefined constant "${text}"`,
+    );
+  }
+  return value;
+}
+
+/** Every function a template may call (files and the host are out of reach by design). */
 export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>([
   [
     'range',
@@ -112,6 +134,7 @@ export const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, Funct
   ],
   ['random', { params: ['values', 'max'], fn: random }],
   ['date', { params: ['date', 'timezone'], fn: (st, a) => toDate(st, a[0] ?? null, a[1]) }],
+  ['constant', { params: ['constant', 'object'], fn: (_st, a) => constant(a[0], a[1]) }],
 ]);
 
 /** Functions that exist in PHP Twig but would reach files or the host. */
@@ -119,7 +142,6 @@ export const UNAVAILABLE_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['include', 'the "include" function (no template files)'],
   ['source', 'the "source" function (no template files)'],
   ['template_from_string', 'the "template_from_string" function'],
-  ['constant', 'the "constant" function (no access to PHP constants)'],
   ['dump', 'the "dump" function'],
   ['parent', 'the "parent" function (no template inheritance)'],
 ]);
@@ -142,10 +164,10 @@ export const TESTS: ReadonlyMap<string, TestDef> = new Map<string, TestDef>([
     },
   ],
   ['same as', { params: ['compare'], fn: (_st, v, a) => identical(v, a[0] ?? null) }],
+  // Twig compiles `x is constant('NAME')` to `x === constant('NAME')`.
+  ['constant', { params: ['constant', 'object'], fn: (_st, v, a) => identical(v, constant(a[0], a[1])) }],
 ]);
 
-export const UNAVAILABLE_TESTS: ReadonlyMap<string, string> = new Map([
-  ['constant', 'the "constant" test (no access to PHP constants)'],
-]);
+export const UNAVAILABLE_TESTS: ReadonlyMap<string, string> = new Map();
 
 export { toStr };

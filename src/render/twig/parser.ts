@@ -170,13 +170,14 @@ export class Parser {
     this.endBlock();
     const before = this.scope.loopRefs;
     const body = this.subparse((n) => n === 'else' || n === 'endfor');
-    const usesLoop = this.scope.loopRefs !== before;
     let otherwise: Stmt[] | undefined;
     if (this.s.next().value === 'else') {
       this.endBlock();
       otherwise = this.subparse((n) => n === 'endfor');
       this.s.next();
     }
+    // `loop` in the else clause is this loop's too (index 1, length 0), as in Twig.
+    const usesLoop = this.scope.loopRefs !== before;
     this.endBlock();
     const keyVar = targets.length > 1 ? targets[0]!.name : undefined;
     const valueVar = targets.length > 1 ? targets[1]!.name : targets[0]!.name;

@@ -116,16 +116,29 @@ describe('no path to host objects', () => {
     for (const t of [
       '{{ include("x") }}',
       '{{ source("x") }}',
-      '{{ constant("PHP_VERSION") }}',
       '{{ dump(data) }}',
       '{{ template_from_string("x") }}',
       '{% include "x" %}',
       '{% extends "x" %}',
       '{% embed "x" %}{% endembed %}',
       '{% import "x" as y %}',
-      '{% if x is constant("A") %}{% endif %}',
     ]) {
       expect(() => render(t), t).toThrow(HeraldError);
+    }
+  });
+
+  it('constant() reads only constants that say nothing about the host', () => {
+    expect(render("{{ constant('JSON_PRETTY_PRINT') }} {{ constant('DateTime::ATOM') }}")).toBe('128 Y-m-d\\TH:i:sP');
+    for (const t of [
+      '{{ constant("PHP_VERSION") }}',
+      '{{ constant("PHP_OS") }}',
+      '{{ constant("PHP_BINARY") }}',
+      '{{ constant("DIRECTORY_SEPARATOR") }}',
+      '{{ constant("Herald\\\\Secret::KEY") }}',
+      '{{ constant("ATOM", data) }}',
+      '{% if x is constant("A") %}{% endif %}',
+    ]) {
+      expect(() => render(t, { a: 1 }), t).toThrow(HeraldError);
     }
   });
 });

@@ -54,7 +54,7 @@ export function phpTrim(
   return a === 0 && b === chars.length ? s : chars.slice(a, b).join('');
 }
 
-const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
+const CASED = /\p{Cased}/u;
 const CASE_IGNORABLE =
   /[\p{Mn}\p{Me}\p{Cf}\p{Lm}\p{Sk}'.:\u00B7\u0387\u05F4\u2018\u2019\u2024\u2027\uFE13\uFE52\uFE55\uFF07\uFF0E\uFF1A\u00AD]/u;
 /**
@@ -167,18 +167,13 @@ const isGeorgian = (c: number): boolean => (c >= 0x10d0 && c <= 0x10fa) || (c >=
 
 /** mb_convert_case(MB_CASE_TITLE): a cased letter after a non-cased, non-ignorable character starts a word. */
 function titleCase(s: string): string {
+  // PHP 8.2's mb_convert_case(MB_CASE_TITLE): a character is title-cased unless the last one
+  // that was not case-ignorable was cased (a letter, or a cased number such as Ⅻ).
   let out = '';
   let inWord = false;
   for (const ch of s) {
-    if (CASED.test(ch)) {
-      out += inWord
-        ? ch.toLowerCase()
-        : (TITLE[ch] ?? (isGeorgian(ch.charCodeAt(0)) ? ch : ch.toUpperCase()));
-      inWord = true;
-    } else {
-      out += ch.toLowerCase();
-      if (!CASE_IGNORABLE.test(ch)) inWord = false;
-    }
+    out += inWord ? ch.toLowerCase() : (TITLE[ch] ?? (isGeorgian(ch.charCodeAt(0)) ? ch : ch.toUpperCase()));
+    if (!CASE_IGNORABLE.test(ch)) inWord = CASED.test(ch);
   }
   return out;
 }
