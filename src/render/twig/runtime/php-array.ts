@@ -13,6 +13,10 @@ const INT_KEY = /^(?:0|-?[1-9][0-9]{0,18})$/;
  * "012" and "9223372036854775808" stay strings).
  */
 export function normalizeStringKey(s: string): Key {
+  // an integer key starts with a digit or a minus sign: most keys (names) are told apart by
+  // their first character, without the regex
+  const c = s.charCodeAt(0);
+  if (!((c >= 0x30 && c <= 0x39) || c === 0x2d)) return s;
   if (s.length < 21 && INT_KEY.test(s)) {
     const n = Number(s);
     if (Number.isSafeInteger(n)) return n;
@@ -191,7 +195,10 @@ export class PhpArray extends TwigObject {
     if (this.mode === 0) return this.items!.map(PhpArray.element);
     if (this.mode === 2) return [...this.map!.values()];
     const obj = this.obj!;
-    return Object.keys(obj).map((k) => PhpArray.element(obj[k]));
+    // the keys a `for k, v` loop asked for first, if it did (a normalized key reads the same
+    // property: "12" became 12, which indexes as "12")
+    const keys: readonly (string | Key)[] = this.keyCache ?? Object.keys(obj);
+    return keys.map((k) => PhpArray.element(obj[k as string]));
   }
 
   /** Whether some value satisfies `pred`, stopping at the first (no copy of the values). */
