@@ -49,6 +49,17 @@ export function slice(
   lengthV: Value | undefined,
   preserveV?: Value,
 ): Value {
+  if (
+    typeof v === 'string' &&
+    typeof startV === 'number' &&
+    Number.isSafeInteger(startV) &&
+    (lengthV === undefined ||
+      lengthV === null ||
+      (typeof lengthV === 'number' && Number.isSafeInteger(lengthV)))
+  ) {
+    // a string and int bounds (`id[:8]`): what numberParam would hand mb_substr
+    return mbSubstr(v, startV, lengthV ?? null);
+  }
   // array_slice($v, $start, $length) or mb_substr($v, $start, $length): int parameters
   const [fn, startName] = v instanceof PhpArray ? ['array_slice', 'offset'] : ['mb_substr', 'start'];
   const start = numberParam(startV ?? 0, fn, 2, startName);
