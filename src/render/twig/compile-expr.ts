@@ -184,8 +184,10 @@ export class ExprCompiler {
         const t = this.compile(e.t);
         return (f) => (toBool(c(f)) ? t(f) : fl(f));
       }
-      case 'filter':
-        return this.filter(e.name, this.compile(e.e), e.args, e.pos, isSafeFor(e.e, 'html'));
+      case 'filter': {
+        const fn = this.filter(e.name, this.compile(e.e), e.args, e.pos, isSafeFor(e.e, 'html'));
+        return e.name === 'length' && e.args.length === 0 ? this.lengthOfAttribute(e.e, fn) : fn;
+      }
       case 'func':
         return this.func(e.name, e.args, e.pos);
       case 'test':
@@ -320,6 +322,30 @@ export class ExprCompiler {
       const a = attr(f);
       return getAttribute(f.st, o, a, type, args ? args.map((x) => x(f)) : NO_ARGS);
     }, e.pos);
+  }
+
+  /**
+   * `item.key|length` where the input holds a JSON array there: its length, without the view
+   * getattr would make for it (a card counts each commit's added, modified and removed files).
+   * Anything else goes through `full`, the filter as compiled.
+   */
+  private lengthOfAttribute(input: Expr, full: ExprFn): ExprFn {
+    if (input.k !== 'getattr' || input.args || input.type === 'method' || input.attr.k !== 'const')
+      return full;
+    const root = input.obj;
+    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return full;
+    const attr = input.attr.value;
+    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return full;
+    const key = toKey(attr);
+    const i = this.slots.of(root.name);
+    return (f) => {
+      const o = f.vars.values[i];
+      if (o instanceof PhpArray) {
+        const n = o.listLengthAt(key);
+        if (n !== undefined) return n;
+      }
+      return full(f);
+    };
   }
 
   private positional(args: readonly Arg[]): ExprFn[] {

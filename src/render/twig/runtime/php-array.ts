@@ -158,6 +158,26 @@ export class PhpArray extends TwigObject {
   }
 
   /**
+   * The length of the input's JSON array at `key` (`commit.added|length`), without making its
+   * view; undefined when the value there is anything else (the caller then reads it as usual).
+   */
+  listLengthAt(key: Key): number | undefined {
+    let raw: unknown;
+    if (this.mode === 0) {
+      if (typeof key !== 'number') return undefined;
+      const items = this.items!;
+      if (!(key >= 0 && key < items.length)) return undefined;
+      raw = items[key];
+    } else if (this.mode === 1) {
+      const obj = this.obj!;
+      const prop = typeof key === 'string' ? key : String(key);
+      if (!Object.hasOwn(obj, prop)) return undefined;
+      raw = obj[prop];
+    } else return undefined;
+    return Array.isArray(raw) ? raw.length : undefined;
+  }
+
+  /**
    * A value as iteration hands it out. An element's own nested arrays are not kept: a loop's
    * body mostly reads each of them once (`commit.author.name`), and a Map per element cost more
    * than the views it saved; what a template reads again and again hangs off `data`, which keeps
