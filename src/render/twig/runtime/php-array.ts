@@ -26,6 +26,24 @@ export function normalizeStringKey(s: string): Key {
   return s;
 }
 
+/** heldAt's answer for a map-backed array. */
+export const NOT_HELD: unique symbol = Symbol('not held');
+
+/**
+ * `o.get(key)` of a JSON object from the input read directly, when it is a scalar or null;
+ * undefined when `x` is not such an object or the value is an array or object (its view is the
+ * caller's to make).
+ */
+export function jsonScalarAt(x: unknown, key: Key): Value | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x) || !isPlainObject(x)) return undefined;
+  const prop = typeof key === 'string' ? key : String(key);
+  if (!Object.hasOwn(x, prop)) return null;
+  const v = (x as Record<string, unknown>)[prop];
+  const t = typeof v;
+  if (t === 'string' || t === 'number' || t === 'boolean' || v === null) return v as Value;
+  return undefined;
+}
+
 function isPlainObject(x: object): boolean {
   const proto = Object.getPrototypeOf(x);
   return proto === Object.prototype || proto === null;
@@ -155,6 +173,23 @@ export class PhpArray extends TwigObject {
       this.kids.set(key, kid);
     }
     return kid;
+  }
+
+  /**
+   * What a list or a JSON object view holds at `key` as it holds it (a JSON value from the input,
+   * or a value a filter put there), undefined when absent, NOT_HELD for a map (LoopArray's
+   * answers are its own): lets `a.b.c` read through `a.b` without making its view.
+   */
+  heldAt(key: Key): unknown {
+    if (this.mode === 0) {
+      if (typeof key !== 'number') return undefined;
+      const items = this.items!;
+      return key >= 0 && key < items.length ? items[key] : undefined;
+    }
+    if (this.mode === 2) return NOT_HELD;
+    const obj = this.obj!;
+    const prop = typeof key === 'string' ? key : String(key);
+    return Object.hasOwn(obj, prop) ? obj[prop] : undefined;
   }
 
   /**
