@@ -16,7 +16,7 @@ import { fail } from './runtime/fault.js';
 import { toKey } from './runtime/keys.js';
 import { markup } from './runtime/markup.js';
 import * as ops from './runtime/ops.js';
-import { ArrayBuilder, PhpArray } from './runtime/php-array.js';
+import { ArrayBuilder, jsonScalarAt, type Key, NOT_HELD, PhpArray } from './runtime/php-array.js';
 import { LimitFault, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
@@ -184,8 +184,10 @@ export class ExprCompiler {
         const t = this.compile(e.t);
         return (f) => (toBool(c(f)) ? t(f) : fl(f));
       }
-      case 'filter':
-        return this.filter(e.name, this.compile(e.e), e.args, e.pos, isSafeFor(e.e, 'html'));
+      case 'filter': {
+        const fn = this.filter(e.name, this.compile(e.e), e.args, e.pos, isSafeFor(e.e, 'html'));
+        return e.name === 'length' && e.args.length === 0 ? this.lengthOfAttribute(e.e, fn) : fn;
+      }
       case 'func':
         return this.func(e.name, e.args, e.pos);
       case 'test':
@@ -297,6 +299,8 @@ export class ExprCompiler {
       const slow = this.guard((f) => getAttribute(f.st, obj(f), attr, type, NO_ARGS), e.pos);
       if (key === undefined) return slow;
       const root = e.obj;
+      const chained = this.chainedRead(root, key, obj, slow);
+      if (chained !== undefined) return chained;
       if (root.k === 'name' && !SPECIAL_NAMES.has(root.name) && !PLATFORM_GLOBALS.has(root.name)) {
         // `item.key`, the commonest node: the variable is read here, not through its own closure
         const i = this.slots.of(root.name);
@@ -320,6 +324,61 @@ export class ExprCompiler {
       const a = attr(f);
       return getAttribute(f.st, o, a, type, args ? args.map((x) => x(f)) : NO_ARGS);
     }, e.pos);
+  }
+
+  /**
+   * `item.key|length` where the input holds a JSON array there: its length, without the view
+   * getattr would make for it (a card counts each commit's added, modified and removed files).
+   * Anything else goes through `full`, the filter as compiled.
+   */
+  private lengthOfAttribute(input: Expr, full: ExprFn): ExprFn {
+    if (input.k !== 'getattr' || input.args || input.type === 'method' || input.attr.k !== 'const')
+      return full;
+    const root = input.obj;
+    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return full;
+    const attr = input.attr.value;
+    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return full;
+    const key = toKey(attr);
+    const i = this.slots.of(root.name);
+    return (f) => {
+      const o = f.vars.values[i];
+      if (o instanceof PhpArray) {
+        const n = o.listLengthAt(key);
+        if (n !== undefined) return n;
+      }
+      return full(f);
+    };
+  }
+
+  /**
+   * `a.b.c` (constant keys, a variable at the root): when `a.b` is a JSON object of the input and
+   * `c` a scalar there, it is read without making the view of `a.b` (a loop's `commit.author.name`
+   * made one per commit). Anything else takes the nested reads as compiled (`obj`, then `slow`).
+   */
+  private chainedRead(inner: Expr, key: Key, obj: ExprFn, slow: ExprFn): ExprFn | undefined {
+    if (inner.k !== 'getattr' || inner.args || inner.type === 'method' || inner.attr.k !== 'const') return;
+    const root = inner.obj;
+    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return;
+    const a = inner.attr.value;
+    if (typeof a !== 'string' && typeof a !== 'number' && typeof a !== 'bigint') return;
+    const innerKey = toKey(a);
+    const i = this.slots.of(root.name);
+    return (f) => {
+      const o = f.vars.values[i];
+      if (o instanceof PhpArray) {
+        const held = o.heldAt(innerKey);
+        if (held !== NOT_HELD) {
+          // absent or a scalar at a.b: a.b.c is null, as the nested reads answer
+          if (held === undefined || typeof held !== 'object' || held === null) return null;
+          const v = jsonScalarAt(held, key);
+          if (v !== undefined) return v;
+        }
+      }
+      const x = obj(f);
+      if (x instanceof PhpArray) return x.get(key) ?? null;
+      if (typeof x !== 'object' || x === null) return null;
+      return slow(f);
+    };
   }
 
   private positional(args: readonly Arg[]): ExprFn[] {

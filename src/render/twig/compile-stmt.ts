@@ -373,7 +373,7 @@ export class StmtCompiler {
       if (oldKey !== undefined) vars.set(keySlot, oldKey);
       if (oldValue !== undefined) vars.set(valueSlot, oldValue);
       if (oldLoop !== undefined) vars.set(loopSlot, oldLoop);
-      for (const i of absent) vars.delete(i);
+      vars.deleteAll(absent);
     };
   }
 

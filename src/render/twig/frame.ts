@@ -70,12 +70,30 @@ export class Vars {
     this.values[i] = v;
   }
 
-  /** Removes a slot's variable (a variable a loop created). */
-  delete(i: number): void {
-    if (this.values[i] === undefined) return;
-    this.values[i] = undefined;
-    const at = this.order.lastIndexOf(i);
-    if (at >= 0) this.order.splice(at, 1);
+  /**
+   * Removes slots' variables (those a loop created): one pass over the order, where a splice per
+   * variable moved the rest of the order each time. A slot is in the order exactly when it holds
+   * a value, so what is left out is what was removed.
+   */
+  deleteAll(slots: readonly number[]): void {
+    const values = this.values;
+    let removed = 0;
+    for (let k = 0; k < slots.length; k++) {
+      const i = slots[k]!;
+      if (values[i] !== undefined) {
+        values[i] = undefined;
+        removed++;
+      }
+    }
+    if (removed === 0) return;
+    const order = this.order;
+    let j = 0;
+    for (let r = 0; r < order.length; r++) {
+      const k = order[r]!;
+      if (typeof k === 'number' && values[k] === undefined) continue;
+      order[j++] = k;
+    }
+    order.length = j;
   }
 
   /** Sets a variable by name (render-time names: data, request variables, `with` keys). */

@@ -1,4 +1,5 @@
 import { Arrow } from '../runtime/arrow.js';
+import { charge } from '../runtime/budget.js';
 import { castStr, numberParam, toBool, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { jsonEncode } from '../runtime/json.js';
@@ -49,6 +50,17 @@ export function slice(
   lengthV: Value | undefined,
   preserveV?: Value,
 ): Value {
+  if (
+    typeof v === 'string' &&
+    typeof startV === 'number' &&
+    Number.isSafeInteger(startV) &&
+    (lengthV === undefined ||
+      lengthV === null ||
+      (typeof lengthV === 'number' && Number.isSafeInteger(lengthV)))
+  ) {
+    // a string and int bounds (`id[:8]`): what numberParam would hand mb_substr
+    return mbSubstr(v, startV, lengthV ?? null);
+  }
   // array_slice($v, $start, $length) or mb_substr($v, $start, $length): int parameters
   const [fn, startName] = v instanceof PhpArray ? ['array_slice', 'offset'] : ['mb_substr', 'start'];
   const start = numberParam(startV ?? 0, fn, 2, startName);
@@ -77,6 +89,14 @@ export function length(v: Value): number {
   return mbLength(toStr(v));
 }
 
+/** `strs.join(glue)`: a few pieces are concatenated (V8 11.3's join costs more than the pieces). */
+function joinStrings(strs: readonly string[], glue: string): string {
+  if (strs.length > 16) return strs.join(glue);
+  let out = strs[0]!;
+  for (let i = 1; i < strs.length; i++) out += glue + strs[i]!;
+  return out;
+}
+
 function join(st: RenderState, v: Value, a: Args): Value {
   const glue = a[0] === undefined || a[0] === null ? '' : toStr(a[0]);
   const and = a[1] === undefined || a[1] === null ? null : toStr(a[1]);
@@ -90,7 +110,7 @@ function join(st: RenderState, v: Value, a: Args): Value {
   let total = glue.length * strs.length;
   for (const s of strs) total += s.length;
   st.checkString(total);
-  if (and === null || and === glue) return strs.join(glue);
+  if (and === null || and === glue) return joinStrings(strs, glue);
   if (strs.length === 1) return items[0]!;
   return strs.slice(0, -1).join(glue) + and + strs[strs.length - 1];
 }
@@ -108,6 +128,15 @@ function merge(st: RenderState, v: Value, a: Args): Value {
     );
   }
   st.checkArray(v.size + other.size);
+  const a0 = v.listValues();
+  const b0 = a0 === undefined ? undefined : other.listValues();
+  if (a0 !== undefined && b0 !== undefined) {
+    // two lists: the second's values follow the first's (charged as forEach charges them);
+    // listValues hands out a fresh array
+    charge((a0.length >> 3) + (b0.length >> 3));
+    for (let i = 0; i < b0.length; i++) a0.push(b0[i]!);
+    return PhpArray.list(a0);
+  }
   const out = new ArrayBuilder();
   const add = (val: Value, k: Key): void => {
     if (typeof k !== 'string') out.push(val);

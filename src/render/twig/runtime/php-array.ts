@@ -13,6 +13,10 @@ const INT_KEY = /^(?:0|-?[1-9][0-9]{0,18})$/;
  * "012" and "9223372036854775808" stay strings).
  */
 export function normalizeStringKey(s: string): Key {
+  // an integer key starts with a digit or a minus sign: most keys (names) are told apart by
+  // their first character, without the regex
+  const c = s.charCodeAt(0);
+  if (!((c >= 0x30 && c <= 0x39) || c === 0x2d)) return s;
   if (s.length < 21 && INT_KEY.test(s)) {
     const n = Number(s);
     if (Number.isSafeInteger(n)) return n;
@@ -20,6 +24,24 @@ export function normalizeStringKey(s: string): Key {
     if (b <= INT64_MAX && b >= -INT64_MAX - 1n) return int64(b);
   }
   return s;
+}
+
+/** heldAt's answer for a map-backed array. */
+export const NOT_HELD: unique symbol = Symbol('not held');
+
+/**
+ * `o.get(key)` of a JSON object from the input read directly, when it is a scalar or null;
+ * undefined when `x` is not such an object or the value is an array or object (its view is the
+ * caller's to make).
+ */
+export function jsonScalarAt(x: unknown, key: Key): Value | undefined {
+  if (typeof x !== 'object' || x === null || Array.isArray(x) || !isPlainObject(x)) return undefined;
+  const prop = typeof key === 'string' ? key : String(key);
+  if (!Object.hasOwn(x, prop)) return null;
+  const v = (x as Record<string, unknown>)[prop];
+  const t = typeof v;
+  if (t === 'string' || t === 'number' || t === 'boolean' || v === null) return v as Value;
+  return undefined;
 }
 
 function isPlainObject(x: object): boolean {
@@ -154,6 +176,43 @@ export class PhpArray extends TwigObject {
   }
 
   /**
+   * What a list or a JSON object view holds at `key` as it holds it (a JSON value from the input,
+   * or a value a filter put there), undefined when absent, NOT_HELD for a map (LoopArray's
+   * answers are its own): lets `a.b.c` read through `a.b` without making its view.
+   */
+  heldAt(key: Key): unknown {
+    if (this.mode === 0) {
+      if (typeof key !== 'number') return undefined;
+      const items = this.items!;
+      return key >= 0 && key < items.length ? items[key] : undefined;
+    }
+    if (this.mode === 2) return NOT_HELD;
+    const obj = this.obj!;
+    const prop = typeof key === 'string' ? key : String(key);
+    return Object.hasOwn(obj, prop) ? obj[prop] : undefined;
+  }
+
+  /**
+   * The length of the input's JSON array at `key` (`commit.added|length`), without making its
+   * view; undefined when the value there is anything else (the caller then reads it as usual).
+   */
+  listLengthAt(key: Key): number | undefined {
+    let raw: unknown;
+    if (this.mode === 0) {
+      if (typeof key !== 'number') return undefined;
+      const items = this.items!;
+      if (!(key >= 0 && key < items.length)) return undefined;
+      raw = items[key];
+    } else if (this.mode === 1) {
+      const obj = this.obj!;
+      const prop = typeof key === 'string' ? key : String(key);
+      if (!Object.hasOwn(obj, prop)) return undefined;
+      raw = obj[prop];
+    } else return undefined;
+    return Array.isArray(raw) ? raw.length : undefined;
+  }
+
+  /**
    * A value as iteration hands it out. An element's own nested arrays are not kept: a loop's
    * body mostly reads each of them once (`commit.author.name`), and a Map per element cost more
    * than the views it saved; what a template reads again and again hangs off `data`, which keeps
@@ -191,7 +250,10 @@ export class PhpArray extends TwigObject {
     if (this.mode === 0) return this.items!.map(PhpArray.element);
     if (this.mode === 2) return [...this.map!.values()];
     const obj = this.obj!;
-    return Object.keys(obj).map((k) => PhpArray.element(obj[k]));
+    // the keys a `for k, v` loop asked for first, if it did (a normalized key reads the same
+    // property: "12" became 12, which indexes as "12")
+    const keys: readonly (string | Key)[] = this.keyCache ?? Object.keys(obj);
+    return keys.map((k) => PhpArray.element(obj[k as string]));
   }
 
   /** Whether some value satisfies `pred`, stopping at the first (no copy of the values). */
