@@ -57,6 +57,7 @@ export const PLATFORM_FILTERS = ['json_escape', 'yaml_escape', 'kmd_escape'] as 
 
 export const FUNCTION_PARAMS: Readonly<Record<string, readonly string[]>> = {
   attribute: ['object', 'attribute', 'arguments'],
+  constant: ['constant', 'object'],
   cycle: ['values', 'position'],
   date: ['date', 'timezone'],
   max: ['...values'],
@@ -67,6 +68,7 @@ export const FUNCTION_PARAMS: Readonly<Record<string, readonly string[]>> = {
 
 /** Tests, written after `is` (`is empty`, `is divisible by(3)`). */
 export const TEST_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  constant: ['constant', 'object'],
   'divisible by': ['num'],
   empty: [],
   even: [],
