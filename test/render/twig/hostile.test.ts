@@ -128,7 +128,9 @@ describe('no path to host objects', () => {
   });
 
   it('constant() reads only constants that say nothing about the host', () => {
-    expect(render("{{ constant('JSON_PRETTY_PRINT') }} {{ constant('DateTime::ATOM') }}")).toBe('128 Y-m-d\\TH:i:sP');
+    expect(render("{{ constant('JSON_PRETTY_PRINT') }} {{ constant('DateTime::ATOM') }}")).toBe(
+      '128 Y-m-d\\TH:i:sP',
+    );
     for (const t of [
       '{{ constant("PHP_VERSION") }}',
       '{{ constant("PHP_OS") }}',
