@@ -197,18 +197,7 @@ export class PhpArray extends TwigObject {
    * view; undefined when the value there is anything else (the caller then reads it as usual).
    */
   listLengthAt(key: Key): number | undefined {
-    let raw: unknown;
-    if (this.mode === 0) {
-      if (typeof key !== 'number') return undefined;
-      const items = this.items!;
-      if (!(key >= 0 && key < items.length)) return undefined;
-      raw = items[key];
-    } else if (this.mode === 1) {
-      const obj = this.obj!;
-      const prop = typeof key === 'string' ? key : String(key);
-      if (!Object.hasOwn(obj, prop)) return undefined;
-      raw = obj[prop];
-    } else return undefined;
+    const raw = this.heldAt(key);
     return Array.isArray(raw) ? raw.length : undefined;
   }
 
