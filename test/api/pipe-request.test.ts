@@ -14,7 +14,7 @@ function reference(qs: string): Record<string, string | string[]> {
 }
 
 describe('parseQuery', () => {
-  // About 1.5 s alone; 27 s was seen with six files at a time at load 11.
+  // Seconds alone, far longer beside other files on a loaded machine (docs/testing.md).
   it('reads 20,000 random query strings exactly as URLSearchParams does', () => {
     const next = seeded(20261124);
     const alphabet = [

@@ -326,20 +326,25 @@ export class ExprCompiler {
     }, e.pos);
   }
 
+  /** `name.key` with a constant key, off a template variable (not `_context`, not a global). */
+  private constKeyOfVariable(e: Expr): { slot: number; key: Key } | undefined {
+    if (e.k !== 'getattr' || e.args || e.type === 'method' || e.attr.k !== 'const') return;
+    const root = e.obj;
+    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return;
+    const attr = e.attr.value;
+    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return;
+    return { slot: this.slots.of(root.name), key: toKey(attr) };
+  }
+
   /**
    * `item.key|length` where the input holds a JSON array there: its length, without the view
    * getattr would make for it (a card counts each commit's added, modified and removed files).
    * Anything else goes through `full`, the filter as compiled.
    */
   private lengthOfAttribute(input: Expr, full: ExprFn): ExprFn {
-    if (input.k !== 'getattr' || input.args || input.type === 'method' || input.attr.k !== 'const')
-      return full;
-    const root = input.obj;
-    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return full;
-    const attr = input.attr.value;
-    if (typeof attr !== 'string' && typeof attr !== 'number' && typeof attr !== 'bigint') return full;
-    const key = toKey(attr);
-    const i = this.slots.of(root.name);
+    const read = this.constKeyOfVariable(input);
+    if (read === undefined) return full;
+    const { slot: i, key } = read;
     return (f) => {
       const o = f.vars.values[i];
       if (o instanceof PhpArray) {
@@ -356,13 +361,9 @@ export class ExprCompiler {
    * made one per commit). Anything else takes the nested reads as compiled (`obj`, then `slow`).
    */
   private chainedRead(inner: Expr, key: Key, obj: ExprFn, slow: ExprFn): ExprFn | undefined {
-    if (inner.k !== 'getattr' || inner.args || inner.type === 'method' || inner.attr.k !== 'const') return;
-    const root = inner.obj;
-    if (root.k !== 'name' || SPECIAL_NAMES.has(root.name) || PLATFORM_GLOBALS.has(root.name)) return;
-    const a = inner.attr.value;
-    if (typeof a !== 'string' && typeof a !== 'number' && typeof a !== 'bigint') return;
-    const innerKey = toKey(a);
-    const i = this.slots.of(root.name);
+    const read = this.constKeyOfVariable(inner);
+    if (read === undefined) return;
+    const { slot: i, key: innerKey } = read;
     return (f) => {
       const o = f.vars.values[i];
       if (o instanceof PhpArray) {
