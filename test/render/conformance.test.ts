@@ -81,13 +81,15 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
     "a warning's line is its expression's (PHP's is the line where the tag starts; same output)",
   'warn-sort-comparator-count':
     "a comparator that warns warns once per call: JS's sort calls it a different number of times than PHP's zend_sort (same output)",
-  'unseen-str-convert-encoding': 'convert_encoding supports UTF-8 to UTF-8 only',
+  'unseen-str-convert-encoding':
+    'convert_encoding to a charset whose bytes are not UTF-8 (Latin-1 é): a message holds text, not bytes',
   'u2-json-encode-floats':
     '10.0 ** 100: the float 10.0 reads as the int 10 and takes the int power (num-deviation-integral-floats)',
   'u2-matches-pcre':
     'RE2 (linear time) has no lookaround, backreferences, atomic groups or possessive quantifiers',
   'u2-is-same-as-types': '`same as` between an integral float and an int (num-deviation-integral-floats)',
-  'u3-f-convert-encoding-nonexistent': 'convert_encoding supports UTF-8 to UTF-8 only',
+  'u3-f-convert-encoding-nonexistent':
+    'convert_encoding to a charset whose bytes are not UTF-8 (Latin-1 é): a message holds text, not bytes',
   'u3-e-floats-from-data': '3e15 from JSON reads as the int 3000000000000000 (num-deviation-integral-floats)',
   'u3-e-float-int-division': '10.0 ** 16 reads as an int power (num-deviation-integral-floats)',
   'u3-e-negative-zero-and-rounding':

@@ -58,6 +58,8 @@ const BINARY: Readonly<Record<string, Binary>> = {
   matches: (_st, a, b) => ops.matches(a, b),
   'starts with': (_st, a, b) => ops.startsWith(a, b),
   'ends with': (_st, a, b) => ops.endsWith(a, b),
+  'has some': (st, a, b) => ops.hasSome(st, a, b, false),
+  'has every': (st, a, b) => ops.hasSome(st, a, b, true),
   '..': (st, a, b) => ops.range(st, a, b),
   'b-and': (_st, a, b) => ops.bitAnd(a, b),
   'b-or': (_st, a, b) => ops.bitOr(a, b),
@@ -176,9 +178,13 @@ export class ExprCompiler {
         const c = this.compile(e.c);
         const fl = this.compile(e.f);
         if (!e.t) {
+          // Twig compiles `a ?: b` to `a ? a : b`: a true `a` is evaluated again, and its
+          // warnings raised twice; a run that raised none gives the same value again
           return (f) => {
+            const warned = f.st.warningCount;
             const v = c(f);
-            return toBool(v) ? v : fl(f);
+            if (!toBool(v)) return fl(f);
+            return f.st.warningCount === warned ? v : c(f);
           };
         }
         const t = this.compile(e.t);

@@ -62,7 +62,8 @@ export class ExpressionParser {
         if (op === 'is not') expr = this.parseTest(expr, true);
         else if (op === 'is') expr = this.parseTest(expr, false);
         else {
-          const right = this.parseExpression(def.right ? def.precedence : def.precedence + 1);
+          // Twig 3.5 lets any binary operator's right side be an arrow (`has some v => v > 1`)
+          const right = this.parseExpression(def.right ? def.precedence : def.precedence + 1, true);
           expr = { k: 'binary', pos: tok.pos, op, l: expr, r: right };
         }
         tok = this.s.current;

@@ -26,6 +26,8 @@ export const BINARY: Readonly<Record<string, BinaryDef>> = {
   matches: b(20),
   'starts with': b(20),
   'ends with': b(20),
+  'has some': b(20),
+  'has every': b(20),
   '..': b(25),
   '+': b(30),
   '-': b(30),

@@ -5,6 +5,7 @@ import { codePoints, mbLength, mbSubstr } from '../runtime/mb.js';
 import { PhpArray } from '../runtime/php-array.js';
 import type { RenderState } from '../runtime/state.js';
 import type { Value } from '../runtime/value.js';
+import { convertEncoding } from './convert-encoding.js';
 import { type Args, type FilterDef, filter } from './types.js';
 
 /** Twig's string filters take `?string`-like input: null reads as "", arrays are type errors. */
@@ -386,11 +387,11 @@ export const STRING_FILTERS: Readonly<Record<string, FilterDef>> = {
     if (v instanceof PhpArray) return httpBuildQuery(v, '');
     return rawUrlEncode(stringArg(v, 'url_encode'));
   }),
-  convert_encoding: filter(['to', 'from'], (_st, v, a) => {
-    const utf8 = (x: Value | undefined): boolean => /^utf-?8$/i.test(toStr(x ?? ''));
-    if (utf8(a[0]) && utf8(a[1])) return stringArg(v, 'convert_encoding');
-    return fail('convert_encoding only supports UTF-8 to UTF-8');
-  }),
+  convert_encoding: filter(
+    ['to', 'from'],
+    (_st, v, a) => convertEncoding(stringArg(v, 'convert_encoding'), toStr(a[0] ?? ''), toStr(a[1] ?? '')),
+    { required: 2 },
+  ),
 };
 
 /** PHP's rawurlencode over UTF-8 bytes. */

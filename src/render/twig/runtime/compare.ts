@@ -1,4 +1,4 @@
-import { charge } from './budget.js';
+import { charge, warn } from './budget.js';
 import { intOverflow, isNumericString, parseNumeric, toBool, toStr } from './convert.js';
 import { fail } from './fault.js';
 import type { Num } from './int64.js';
@@ -129,7 +129,15 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
     if (isComparable(a) && isComparable(b)) return numCmp(a.compareKey(), b.compareKey());
     return 1;
   }
-  // object vs scalar: PHP compares an object as greater (or 0 against true, handled above)
+  // object vs number: PHP casts the object, which warns and reads as 1
+  if (nb || na) {
+    const n = (nb ? b : a) as Num;
+    const type = typeof n === 'number' && !Number.isSafeInteger(n) ? 'float' : 'int';
+    const obj = (nb ? a : b) as TwigObject;
+    warn(`Object of class ${obj.phpClass} could not be converted to ${type}`);
+    return nb ? numCmpNum(1, n) : numCmpNum(n, 1);
+  }
+  // object vs string: PHP compares an object as greater (or 0 against true, handled above)
   return a instanceof TwigObject ? 1 : -1;
 }
 

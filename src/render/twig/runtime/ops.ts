@@ -1,4 +1,5 @@
-import { charge } from './budget.js';
+import { Arrow } from './arrow.js';
+import { charge, warn } from './budget.js';
 import { compare, looseEquals } from './compare.js';
 import {
   castStr,
@@ -304,3 +305,34 @@ function bigRange(st: RenderState, lo: bigint, hi: bigint, step: bigint): PhpArr
 }
 
 export { toBool };
+
+function foreachTypeName(v: Value): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int' : 'float';
+  return 'string';
+}
+
+/**
+ * Twig's `has some` / `has every`: the arrow called with each value and key until one answers
+ * the other way. Like PHP's foreach, a scalar warns and iterates nothing; an object has no
+ * public properties to iterate.
+ */
+export function hasSome(st: RenderState, a: Value, b: Value, every: boolean): boolean {
+  if (!(a instanceof PhpArray)) {
+    if (typeof a !== 'object' || a === null)
+      warn(`foreach() argument must be of type array|object, ${foreachTypeName(a)} given`);
+    return every;
+  }
+  if (!(b instanceof Arrow)) {
+    const type =
+      b instanceof PhpArray ? 'array' : typeof b === 'object' && b !== null ? 'object' : foreachTypeName(b);
+    return fail(`Value of type ${type} is not callable`);
+  }
+  for (const k of a.keys()) {
+    st.step();
+    if (toBool(b.call(st, [a.get(k)!, k])) !== every) return !every;
+  }
+  return every;
+}
