@@ -88,6 +88,8 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'u2-matches-pcre':
     'RE2 (linear time) has no lookaround, backreferences, atomic groups or possessive quantifiers',
   'u2-is-same-as-types': '`same as` between an integral float and an int (num-deviation-integral-floats)',
+  'p82-rev-c14':
+    'convert_encoding converts UTF-8, Latin-1, Windows-1252 and ASCII only (ISO-8859-15 fails the render)',
   'u3-f-convert-encoding-nonexistent':
     'convert_encoding to a charset whose bytes are not UTF-8 (Latin-1 é): a message holds text, not bytes',
   'u3-e-floats-from-data': '3e15 from JSON reads as the int 3000000000000000 (num-deviation-integral-floats)',

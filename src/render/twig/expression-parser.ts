@@ -100,7 +100,10 @@ export class ExpressionParser {
       if (sep.type === T.Punct && sep.value === ')') break;
       return undefined;
     }
-    if (s.look(i + 1).type !== T.Arrow) return undefined;
+    // `() =>` is no arrow in Twig (it needs a name), and a name given twice is PHP's fatal error
+    if (params.length === 0 || s.look(i + 1).type !== T.Arrow) return undefined;
+    const twice = params.find((p, j) => params.indexOf(p) !== j);
+    if (twice !== undefined) throw new CompileFault(`Redefinition of parameter $${twice}.`, start.pos);
     for (let j = 0; j <= i + 1; j++) s.next();
     return { k: 'arrow', pos: start.pos, params, body: this.parseExpression() };
   }

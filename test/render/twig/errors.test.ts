@@ -31,6 +31,9 @@ describe('typed errors with positions', () => {
     ['{{ "abc }}', 'Unclosed'],
     ['{{ 1.5e3 }}', 'Unexpected token'],
     ['{% set a, b = 1 %}', 'same number of variables'],
+    // PHP's fatal error for a closure that names a parameter twice (its harness cannot record it)
+    ['{{ [1]|map((v, v) => v)|join }}', 'Redefinition of parameter $v'],
+    ['{{ [1] has some (v, v) => v }}', 'Redefinition of parameter $v'],
   ])('%s', (template, message) => {
     const err = caught(() => render(template));
     expect(err).toBeInstanceOf(TemplateCompileError);

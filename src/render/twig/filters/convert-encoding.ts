@@ -1,5 +1,6 @@
 import { warn } from '../runtime/budget.js';
 import { fail } from '../runtime/fault.js';
+import { ICONV_NAMES, TRANSLIT } from './iconv-tables.js';
 
 /**
  * Twig's convert_encoding is PHP's iconv($from, $to, $s) on the string's UTF-8 bytes. Herald
@@ -8,26 +9,52 @@ import { fail } from '../runtime/fault.js';
  */
 type Charset = 'utf8' | 'latin1' | 'cp1252' | 'ascii';
 
-// glibc's names for the charsets above (iconv compares them without case)
-const CHARSETS: Readonly<Record<string, Charset>> = {
-  'UTF-8': 'utf8',
-  UTF8: 'utf8',
-  'ISO-8859-1': 'latin1',
-  'ISO8859-1': 'latin1',
-  'ISO_8859-1': 'latin1',
-  LATIN1: 'latin1',
-  L1: 'latin1',
-  IBM819: 'latin1',
-  CP819: 'latin1',
-  CP1252: 'cp1252',
-  'WINDOWS-1252': 'cp1252',
-  MS_ANSI: 'cp1252',
-  ASCII: 'ascii',
-  'US-ASCII': 'ascii',
-  'ANSI_X3.4-1968': 'ascii',
-  'ISO646-US': 'ascii',
-  US: 'ascii',
-};
+// glibc's names for the four (its builtin aliases and gconv-modules'), upper case as it compares them
+const CHARSETS: ReadonlyMap<string, Charset> = new Map([
+  ...['UTF-8', 'UTF8', 'ISO-10646/UTF8', 'ISO-10646/UTF-8', 'ISO-IR-193', 'OSF05010001'].map(
+    (n) => [n, 'utf8'] as const,
+  ),
+  ...[
+    'ISO-8859-1',
+    'ISO8859-1',
+    'ISO_8859-1',
+    'ISO88591',
+    'ISO_8859-1:1987',
+    'ISO-IR-100',
+    'LATIN1',
+    'L1',
+    'IBM819',
+    'CP819',
+    'CSISOLATIN1',
+    '8859_1',
+    'OSF00010001',
+  ].map((n) => [n, 'latin1'] as const),
+  ...['CP1252', 'WINDOWS-1252', 'MS-ANSI'].map((n) => [n, 'cp1252'] as const),
+  ...[
+    'ANSI_X3.4-1968',
+    'ANSI_X3.4-1986',
+    'ANSI_X3.4',
+    'ISO-IR-6',
+    'ISO_646.IRV:1991',
+    'ASCII',
+    'ISO646-US',
+    'US-ASCII',
+    'US',
+    'IBM367',
+    'CP367',
+    'CSASCII',
+    'OSF00010020',
+    // an empty name is the locale's charset: the C locale's
+    '',
+  ].map((n) => [n, 'ascii'] as const),
+]);
+
+/** A name as glibc reads it: the part before `//`, without the characters it drops, in upper case. */
+function charsetOf(name: string): { base: string; suffixes: string } {
+  const cut = name.indexOf('//');
+  const base = (cut < 0 ? name : name.slice(0, cut)).replace(/[^A-Za-z0-9_.,:/-]/g, '').replace(/\/+$/, '');
+  return { base: base.toUpperCase(), suffixes: cut < 0 ? '' : name.slice(cut) };
+}
 
 // Windows-1252's 0x80-0x9F; 0 marks the five bytes the charset leaves undefined
 const CP1252_HIGH = [
@@ -35,16 +62,6 @@ const CP1252_HIGH = [
   0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a,
   0x0153, 0, 0x017e, 0x0178,
 ];
-
-function knownCharset(name: string): boolean {
-  if (/^(UTF-?(16|32)(BE|LE)?|UCS-?[24](BE|LE)?)$/i.test(name)) return true;
-  try {
-    new TextDecoder(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const UTF8_STRICT = new TextDecoder('utf-8', { fatal: true });
 
@@ -78,12 +95,13 @@ function decode(s: string, from: Charset): string | undefined {
 }
 
 export function convertEncoding(s: string, toName: string, fromName: string): string | false {
-  const [toBase = '', ...suffixes] = toName.toUpperCase().split('//');
-  const to = CHARSETS[toBase];
-  const from = CHARSETS[fromName.toUpperCase()];
+  const target = charsetOf(toName);
+  const to = CHARSETS.get(target.base);
+  const from = CHARSETS.get(charsetOf(fromName).base);
   if (to === undefined || from === undefined) {
-    // a charset iconv has but Herald does not convert is refused; a name no one knows warns
-    if ((to !== undefined || knownCharset(toBase)) && (from !== undefined || knownCharset(fromName))) {
+    // a charset glibc has but Herald does not convert is refused; a name glibc does not know warns
+    const known = (n: string): boolean => CHARSETS.has(n) || ICONV_NAMES.has(n);
+    if (known(target.base) && known(charsetOf(fromName).base)) {
       return fail(`convert_encoding from ${fromName} to ${toName} is not supported`);
     }
     warn(`iconv(): Wrong encoding, conversion from "${fromName}" to "${toName}" is not allowed`);
@@ -95,13 +113,19 @@ export function convertEncoding(s: string, toName: string, fromName: string): st
     return false;
   }
   if (to === 'utf8') return text;
-  const ignore = suffixes.includes('IGNORE');
+  // glibc reads its suffixes in any case; PHP honours an illegal character skipped only under
+  // its own, case-sensitive, check for //IGNORE
+  const translit = /\/\/TRANSLIT/i.test(target.suffixes);
+  const ignore = target.suffixes.includes('//IGNORE');
   const bytes: number[] = [];
   for (const ch of text) {
-    const byte = encodeChar(ch.codePointAt(0)!, to);
+    const cp = ch.codePointAt(0)!;
+    const byte = encodeChar(cp, to);
     if (byte !== undefined) bytes.push(byte);
-    else if (suffixes.includes('TRANSLIT')) return fail(`convert_encoding to ${toName} is not supported`);
-    else if (!ignore) {
+    else if (translit) {
+      const replacement = TRANSLIT.get(cp) ?? '?';
+      for (let i = 0; i < replacement.length; i++) bytes.push(replacement.charCodeAt(i));
+    } else if (!ignore) {
       warn(ILLEGAL);
       return false;
     }

@@ -76,12 +76,6 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
   const ta = typeof a;
   const tb = typeof b;
   if (ta === 'number' && tb === 'number') return numCmp(a as number, b as number);
-  if (
-    (a instanceof Markup && (tb === 'number' || tb === 'bigint')) ||
-    (b instanceof Markup && (ta === 'number' || ta === 'bigint'))
-  ) {
-    return fail('Object of class Twig\\Markup could not be converted to int');
-  }
   if (ta === 'string' && tb === 'string') {
     if ((a as string).length > 4096) charge((a as string).length >> 10);
     if (a === b) return 0;
@@ -111,7 +105,8 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
     return sign(strcmp(a as string, toStr(b as Num)));
   }
   if (a instanceof PhpArray) {
-    if (!(b instanceof PhpArray)) return 1;
+    // an array is greater than anything but an object
+    if (!(b instanceof PhpArray)) return b instanceof TwigObject ? -1 : 1;
     if (a.size !== b.size) return a.size < b.size ? -1 : 1;
     if (depth > 256) return 1;
     charge(a.size >> 2);
@@ -123,14 +118,14 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
     }
     return 0;
   }
-  if (b instanceof PhpArray) return -1;
+  if (b instanceof PhpArray) return a instanceof TwigObject ? 1 : -1;
   if (a instanceof TwigObject && b instanceof TwigObject) {
     if (a === b) return 0;
     if (isComparable(a) && isComparable(b)) return numCmp(a.compareKey(), b.compareKey());
     return 1;
   }
   // object vs number: PHP casts the object, which warns and reads as 1
-  if (nb || na) {
+  if ((nb && a instanceof TwigObject) || (na && b instanceof TwigObject)) {
     const n = (nb ? b : a) as Num;
     const type = typeof n === 'number' && !Number.isSafeInteger(n) ? 'float' : 'int';
     const obj = (nb ? a : b) as TwigObject;

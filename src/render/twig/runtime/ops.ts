@@ -18,6 +18,7 @@ import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
 import { compilePcre } from './regex.js';
 import type { RenderState } from './state.js';
+import { TwigObject } from './twig-object.js';
 import type { Value } from './value.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -228,6 +229,9 @@ export function contains(needleIn: Value, haystackIn: Value): boolean {
   }
   if (!(haystack instanceof PhpArray)) return false;
   charge(haystack.size >> 2);
+  // an object is looked for strictly (in_array's strict mode): only itself matches
+  if (value instanceof TwigObject && !(value instanceof PhpArray))
+    return haystack.some((item) => item === value);
   return haystack.some((item) => looseEquals(value, item));
 }
 
@@ -321,18 +325,25 @@ function foreachTypeName(v: Value): string {
  */
 export function hasSome(st: RenderState, a: Value, b: Value, every: boolean): boolean {
   if (!(a instanceof PhpArray)) {
-    if (typeof a !== 'object' || a === null)
+    if (typeof a !== 'object' || a === null) {
       warn(`foreach() argument must be of type array|object, ${foreachTypeName(a)} given`);
+    }
     return every;
-  }
-  if (!(b instanceof Arrow)) {
-    const type =
-      b instanceof PhpArray ? 'array' : typeof b === 'object' && b !== null ? 'object' : foreachTypeName(b);
-    return fail(`Value of type ${type} is not callable`);
   }
   for (const k of a.keys()) {
     st.step();
+    // PHP calls the right side per element: over an empty array it is never looked at
+    if (!(b instanceof Arrow)) return notCallable(b, every);
     if (toBool(b.call(st, [a.get(k)!, k])) !== every) return !every;
   }
   return every;
+}
+
+function notCallable(b: Value, every: boolean): never {
+  if (typeof b === 'string') {
+    return fail(`has ${every ? 'every' : 'some'}: calling a PHP function by name is not supported`);
+  }
+  const type =
+    b instanceof PhpArray ? 'array' : typeof b === 'object' && b !== null ? 'object' : foreachTypeName(b);
+  return fail(`Value of type ${type} is not callable`);
 }
