@@ -14,7 +14,7 @@ function castString(v: Value): string {
  * From this length on, the SIMD scan (jsonBodyLong); on shorter strings its copies in and out
  * cost what it saves.
  */
-const LONG = 256;
+const LONG = 96;
 
 /** json_encode(JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES) without the surrounding quotes. */
 export function jsonEscape(v: Value): string {
