@@ -13,37 +13,50 @@ for (let c = 0; c < 0x20; c++) ASCII_ESCAPES[c] = JSON.stringify(String.fromChar
 ASCII_ESCAPES[0x22] = '\\"';
 ASCII_ESCAPES[0x5c] = '\\\\';
 
-/** What needs an escape, or a look (a surrogate: a pair passes as it is). */
+/**
+ * A run of units that need no escape and no look (a surrogate is looked at: a pair passes as it
+ * is), matched from `lastIndex`: V8 runs an anchored class loop several times faster than its
+ * unanchored search for the first unit in the class.
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON must escape
-const SPECIAL_SCAN = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/g;
+const PLAIN_RUN = /[^"\\\u0000-\u001f\u2028\u2029\ud800-\udfff]*/y;
 
-/** The escape of a unit the regex flagged, other than a surrogate. */
+/** The escape of a unit the regex stopped at, other than a surrogate. */
 function escapeOf(c: number): string {
   if (c < 0x80) return ASCII_ESCAPES[c]!;
   return c === 0x2028 ? '\\u2028' : '\\u2029';
 }
 
+/** The end of the plain run from `i`. */
+function plainRunEnd(s: string, i: number): number {
+  PLAIN_RUN.lastIndex = i;
+  PLAIN_RUN.test(s);
+  return PLAIN_RUN.lastIndex;
+}
+
 /**
- * The escaped body of a short string: the regex finds each unit to escape natively, so a name or
- * a URL with nothing to escape costs one scan. Undefined when `s` holds a lone surrogate.
+ * The escaped body of a short string: the regex skips each run with nothing to escape natively,
+ * so a name or a URL with nothing to escape costs one scan. Undefined when `s` holds a lone
+ * surrogate.
  */
 export function jsonBodyShort(s: string): string | undefined {
-  const re = SPECIAL_SCAN;
-  re.lastIndex = 0;
+  const n = s.length;
+  let i = plainRunEnd(s, 0);
+  if (i === n) return s;
   let out = '';
   let last = 0;
-  while (re.test(s)) {
-    const i = re.lastIndex - 1;
+  while (i < n) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800) {
       if (c > 0xdbff || (s.charCodeAt(i + 1) & 0xfc00) !== 0xdc00) return undefined;
-      re.lastIndex = i + 2; // a surrogate pair: written as it is
-      continue;
+      i += 2; // a surrogate pair: written as it is
+    } else {
+      out += s.slice(last, i) + escapeOf(c);
+      last = ++i;
     }
-    out += s.slice(last, i) + escapeOf(c);
-    last = i + 1;
+    i = plainRunEnd(s, i);
   }
-  return last === 0 ? s : out + s.slice(last);
+  return out + s.slice(last);
 }
 
 /**
