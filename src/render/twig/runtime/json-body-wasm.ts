@@ -249,7 +249,7 @@ interface WasmApi {
 let escaper: Escaper | null | undefined;
 
 function load(): Escaper | null {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
   try {
     const bytes = assemble();
     if (wasm === undefined || !wasm.validate(bytes)) return null;
