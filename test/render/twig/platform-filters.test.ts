@@ -42,7 +42,7 @@ describe('json_escape', () => {
     for (const [s, want] of cases) expect(render('{{ data.s|json_escape }}', { s })).toBe(want);
   });
 
-  it('escapes short and long strings (regex and buffered table scans) exactly as the encoder does', () => {
+  it('escapes short and long strings (the regex and the SIMD scan) exactly as the encoder does', () => {
     // JSON.stringify plus PHP's escape of U+2028/U+2029: the path short strings take
     const encoder = (s: string): string =>
       JSON.stringify(s)
@@ -91,7 +91,13 @@ describe('json_escape', () => {
       `${'x'.repeat(263)}😀${'y'.repeat(300)}`, // a pair across a block of eight
       'ab'.repeat(2000),
       `${'中'.repeat(70_000)}"`, // past the buffer's size
+      `${'x'.repeat(65_535)}\u0001`, // the longest string the scan takes, an escape last
     ];
+    // each kind of unit at every place in a chunk and at the string's end (the scan's lanes)
+    for (const c of ['"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\u2029', '😀', '\ud83d', '\ude00']) {
+      for (let len = 256; len < 290; len++)
+        inputs.push(`${'y'.repeat(len)}${c}`, `${c}${'中'.repeat(len)}${c}z`);
+    }
     // most without lone surrogates: one sends the whole string back to the encoder
     const paired = alphabet.filter((c) => c.length === 2 || c < '\ud800' || c > '\udfff');
     for (let t = 0; t < 400; t++) {

@@ -17,6 +17,11 @@ export function stringArg(v: Value | undefined, filterName: string): string {
 
 const PHP_TRIM = ' \t\n\r\0\v';
 
+/** Whether a code unit is in PHP_TRIM. */
+function isTrimSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x00 || c === 0x0b;
+}
+
 /** Expands a PHP character mask ("a..z" ranges included). */
 function maskSet(mask: string): Set<string> {
   const set = new Set<string>();
@@ -39,11 +44,11 @@ export function phpTrim(
   side: 'both' | 'left' | 'right' = 'both',
 ): string {
   if (mask === PHP_TRIM && side === 'both') {
-    // fast path without a /[...]+$/ regex (quadratic on long runs of spaces)
+    // fast path without a /[...]+$/ regex (quadratic on long runs of spaces), by code unit
     let a = 0;
     let b = s.length;
-    while (a < b && PHP_TRIM.includes(s[a]!)) a++;
-    while (b > a && PHP_TRIM.includes(s[b - 1]!)) b--;
+    while (a < b && isTrimSpace(s.charCodeAt(a))) a++;
+    while (b > a && isTrimSpace(s.charCodeAt(b - 1))) b--;
     return a === 0 && b === s.length ? s : s.slice(a, b);
   }
   const set = maskSet(mask);
