@@ -96,6 +96,12 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
   'u3-e-float-int-division': '10.0 ** 16 reads as an int power (num-deviation-integral-floats)',
   'u3-e-negative-zero-and-rounding':
     '-(0.4|round), -(0.0|abs) and -"0.00": the float zero reads as the int 0, so no -0 (num-deviation-integral-floats)',
+  'u5-str-json-encode-flags':
+    'json_encode(1024) of 10.0 from JSON: the float reads as the int 10 (num-deviation-integral-floats)',
+  'u5-ctl-tests-collection':
+    '0.0 from JSON reads as the int 0, so it is same as(0) (num-deviation-integral-floats)',
+  'u5-ctl-comparisons-across-types':
+    '`1 is same as(1.0)`: an integral float reads as an int (num-deviation-integral-floats)',
   'num-deviation-integral-floats':
     'integral floats within ±2^53 (round() results, 2.0, 1.0e+15, 0.0 * -1) read as ints (docs/templates.md)',
 };
