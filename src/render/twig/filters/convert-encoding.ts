@@ -96,12 +96,13 @@ function decode(s: string, from: Charset): string | undefined {
 
 export function convertEncoding(s: string, toName: string, fromName: string): string | false {
   const target = charsetOf(toName);
+  const source = charsetOf(fromName).base;
   const to = CHARSETS.get(target.base);
-  const from = CHARSETS.get(charsetOf(fromName).base);
+  const from = CHARSETS.get(source);
   if (to === undefined || from === undefined) {
     // a charset glibc has but Herald does not convert is refused; a name glibc does not know warns
     const known = (n: string): boolean => CHARSETS.has(n) || ICONV_NAMES.has(n);
-    if (known(target.base) && known(charsetOf(fromName).base)) {
+    if (known(target.base) && known(source)) {
       return fail(`convert_encoding from ${fromName} to ${toName} is not supported`);
     }
     warn(`iconv(): Wrong encoding, conversion from "${fromName}" to "${toName}" is not allowed`);

@@ -1,5 +1,5 @@
 import { charge, warn } from './budget.js';
-import { intOverflow, isNumericString, parseNumeric, toBool, toStr } from './convert.js';
+import { intOverflow, isNumericString, parseNumeric, phpType, toBool, toStr } from './convert.js';
 import { fail } from './fault.js';
 import type { Num } from './int64.js';
 import { Markup } from './markup.js';
@@ -127,9 +127,7 @@ export function compare(aIn: Value, bIn: Value, depth = 0): number {
   // object vs number: PHP casts the object, which warns and reads as 1
   if ((nb && a instanceof TwigObject) || (na && b instanceof TwigObject)) {
     const n = (nb ? b : a) as Num;
-    const type = typeof n === 'number' && !Number.isSafeInteger(n) ? 'float' : 'int';
-    const obj = (nb ? a : b) as TwigObject;
-    warn(`Object of class ${obj.phpClass} could not be converted to ${type}`);
+    warn(`Object of class ${phpType(nb ? a : b)} could not be converted to ${phpType(n)}`);
     return nb ? numCmpNum(1, n) : numCmpNum(n, 1);
   }
   // object vs string: PHP compares an object as greater (or 0 against true, handled above)

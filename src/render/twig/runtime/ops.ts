@@ -5,6 +5,7 @@ import {
   castStr,
   isNumericString,
   numberParam,
+  phpType,
   toArith,
   toBool,
   toDouble,
@@ -310,23 +311,15 @@ function bigRange(st: RenderState, lo: bigint, hi: bigint, step: bigint): PhpArr
 
 export { toBool };
 
-function foreachTypeName(v: Value): string {
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'bigint') return 'int';
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? 'int' : 'float';
-  return 'string';
-}
-
 /**
  * Twig's `has some` / `has every`: the arrow called with each value and key until one answers
  * the other way. Like PHP's foreach, a scalar warns and iterates nothing; an object has no
  * public properties to iterate.
  */
-export function hasSome(st: RenderState, a: Value, b: Value, every: boolean): boolean {
+export function hasSomeOrEvery(st: RenderState, a: Value, b: Value, every: boolean): boolean {
   if (!(a instanceof PhpArray)) {
     if (typeof a !== 'object' || a === null) {
-      warn(`foreach() argument must be of type array|object, ${foreachTypeName(a)} given`);
+      warn(`foreach() argument must be of type array|object, ${phpType(a)} given`);
     }
     return every;
   }
@@ -343,7 +336,5 @@ function notCallable(b: Value, every: boolean): never {
   if (typeof b === 'string') {
     return fail(`has ${every ? 'every' : 'some'}: calling a PHP function by name is not supported`);
   }
-  const type =
-    b instanceof PhpArray ? 'array' : typeof b === 'object' && b !== null ? 'object' : foreachTypeName(b);
-  return fail(`Value of type ${type} is not callable`);
+  return fail(`Value of type ${phpType(b)} is not callable`);
 }
