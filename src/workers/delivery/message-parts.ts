@@ -17,24 +17,9 @@ import type { OutgoingMessage } from '../sinks/types.js';
 export const partMsgId = (msgId: string, index: number): string =>
   index === 0 ? msgId : `${msgId}.${index + 1}`;
 
-/**
- * `m` as part `index` with `content` (and its wire form, OutgoingMessage.content_json): its own
- * id; only the first quotes.
- */
-export function partMessage(
-  m: OutgoingMessage,
-  index: number,
-  content: string,
-  contentJson?: Uint8Array,
-): OutgoingMessage {
-  const { content_json: _whole, ...rest } = m;
-  return {
-    ...rest,
-    msg_id: partMsgId(m.msg_id, index),
-    content,
-    ...(contentJson === undefined ? {} : { content_json: contentJson }),
-    quote: index === 0 ? m.quote : null,
-  };
+/** `m` as part `index` with `content`: its own id; only the first quotes. */
+export function partMessage(m: OutgoingMessage, index: number, content: string): OutgoingMessage {
+  return { ...m, msg_id: partMsgId(m.msg_id, index), content, quote: index === 0 ? m.quote : null };
 }
 
 /** The hash's field holding how many parts the message has. */

@@ -58,19 +58,14 @@ async function renderMessage(
 ): Promise<Prepared> {
   const { deps, caches } = ctx;
   const { bot, template, guild, channel, botMember, targetMember, permissions } = checked;
-  const mayMention = hasPermission(permissions, PERMISSION.MENTION_EVERYONE);
   let type: 9 | 10;
-  // Group mentions already neutralised (neutraliseGroupMentions), in content and parts alike.
   let content: string;
-  let blocked: readonly string[];
   // The content packed for the record by the render pool (on its thread), for a template's.
   let packed: string | null | undefined;
   // PHP warnings the template's render went past: the message goes out, the record shows them.
   let warnings: RenderWarnings | undefined;
   // A message split over several: each one's content (render/fit.ts).
   let parts: readonly string[] | undefined;
-  // For a relay: each content's JSON string as UTF-8, written by the render thread (send-ready.ts).
-  let wire: readonly Uint8Array[] | undefined;
   if (template) {
     const compiled = caches.compiledTemplate(template.id, template.version, template.content);
     const platform = await loadPlatformContext(deps, caches, compiled.platformNeeds, {
@@ -82,8 +77,7 @@ async function renderMessage(
       targetMember,
       quoteId: data.quote,
     });
-    // Decoding the input, rendering, card validation, the mention check and the relay's JSON
-    // run on a render thread (render-pool.ts).
+    // Decoding the input, rendering and card validation run on a render thread (render-pool.ts).
     const out = await ctx.renderer.render({
       templateKey: templateVersionKey(template.id, template.version),
       source: template.content,
@@ -95,16 +89,13 @@ async function renderMessage(
       group,
       platform,
       overflow: checked.overflow,
-      send: { mayMentionEveryone: mayMention, wireJson: bot.sink === 'relay' },
       now: deps.now(),
     });
     type = out.type;
     content = out.content;
-    blocked = out.blocked;
     packed = out.packed;
     if (out.warningCount > 0) warnings = { warnings: out.warnings, warning_count: out.warningCount };
     parts = out.parts;
-    wire = out.wire;
   } else {
     if (typeof data.input !== 'string') {
       throw fail(REASON.INPUT_INVALID, {
@@ -114,12 +105,12 @@ async function renderMessage(
     type = data.type ?? 9;
     const input = plainDigest(type, group) ?? data.input;
     const out = fitRendered(input, type === 10 ? 'json' : null, checked.overflow, deps.now());
-    const mentions = neutraliseGroupMentions(out.content, mayMention);
-    content = mentions.content;
-    blocked = mentions.blocked;
-    // Neutralising only shortens a text, so a fitted part stays within the limits.
-    parts = out.parts?.map((p) => neutraliseGroupMentions(p, mayMention).content);
+    content = out.content;
+    parts = out.parts;
   }
+  const mayMention = hasPermission(permissions, PERMISSION.MENTION_EVERYONE);
+  const mentions = neutraliseGroupMentions(content, mayMention);
+  // Neutralising only shortens a text, so a fitted part stays within the limits.
   const message: OutgoingMessage = {
     msg_id: data.msg_id,
     bot_id: bot.id,
@@ -127,19 +118,26 @@ async function renderMessage(
     channel_id: channel.id,
     guild_id: channel.guild_id,
     type,
-    content,
-    ...(wire === undefined || parts !== undefined ? {} : { content_json: wire[0] }),
+    content: mentions.content,
     quote: data.quote,
     temp_target_id: data.temp_target_id,
     nonce: data.nonce,
     create_at: deps.now(),
-    not_permissions_mention: [...blocked],
+    not_permissions_mention: mentions.blocked,
   };
-  const all = parts === undefined ? [message] : parts.map((p, i) => partMessage(message, i, p, wire?.[i]));
+  const all =
+    parts === undefined
+      ? [message]
+      : parts.map((p, i) => partMessage(message, i, neutraliseGroupMentions(p, mayMention).content));
   return {
-    // The pool packed the content as sent; a message without a template is packed here.
-    rendered: keptRendered(type, content, packed, warnings),
-    notPermissionsMention: [...blocked],
+    // Packed again only when neutralising mentions changed the content (or nothing packed it).
+    rendered: keptRendered(
+      type,
+      mentions.content,
+      mentions.content === content ? packed : undefined,
+      warnings,
+    ),
+    notPermissionsMention: mentions.blocked,
     message: all[0] as OutgoingMessage,
     parts: all,
   };

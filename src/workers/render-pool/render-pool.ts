@@ -3,13 +3,18 @@ import { revive } from '../../errors/index.js';
 import type { Logger } from '../../log/logger.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import { TemplateLimitError } from '../../render/errors/template-limit-error.js';
-import type { CompiledTemplate, Overflow, PlatformContext } from '../../render/index.js';
+import type { CompiledTemplate, Overflow, PlatformContext, RenderedMessage } from '../../render/index.js';
+import { packText } from '../../text/packed-text.js';
+
+/**
+ * A render's result: the message, and its content packed for the delivery record
+ * (text/packed-text.ts; null when short), on the render thread where there is one.
+ */
+export type PoolRendered = RenderedMessage & { readonly packed: string | null };
+
 import { WorkerClosingError } from '../worker-closing-error.js';
 import { type GroupRenderInput, renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
-import { type PoolRendered, readyToSend, type SendOptions } from './send-ready.js';
-
-export type { PoolRendered, SendOptions };
 
 /**
  * How long one render may run on its thread, in ms, before the pool ends the thread and fails
@@ -41,8 +46,6 @@ export interface RenderTask {
   /** What a message over the platform's limits becomes (render/fit.ts); absent: it fails. */
   readonly overflow?: Overflow | undefined;
   readonly platform: PlatformContext;
-  /** How the message will be sent (send-ready.ts); absent: a render that is no message's own. */
-  readonly send?: SendOptions | undefined;
   readonly now: number;
 }
 
@@ -127,7 +130,7 @@ export class RenderPool {
     if (slot === undefined) {
       try {
         const out = renderPipeInput(task.compiled, task.msgtype, task, task.platform, task.now);
-        return Promise.resolve(readyToSend(out, task.send));
+        return Promise.resolve({ ...out, packed: packText(out.content) });
       } catch (err) {
         return Promise.reject(err);
       }
@@ -146,7 +149,6 @@ export class RenderPool {
       ...(task.group === undefined ? {} : { group: task.group }),
       ...(task.overflow === undefined ? {} : { overflow: task.overflow }),
       platform: task.platform,
-      ...(task.send === undefined ? {} : { send: task.send }),
       now: task.now,
     };
     const target = slot;

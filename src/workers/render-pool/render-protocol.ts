@@ -2,7 +2,6 @@ import type { SerializedError } from '../../errors/index.js';
 import type { InputEncoding } from '../../queue/job-input.js';
 import type { Overflow, PlatformContext, TemplateWarning } from '../../render/index.js';
 import type { GroupRenderInput } from './render-input.js';
-import type { SendOptions } from './send-ready.js';
 
 /** What the main thread sends a render thread: plain data only (it is copied across). */
 export interface RenderRequest {
@@ -21,8 +20,6 @@ export interface RenderRequest {
   /** The pipe's `overflow` (render/fit.ts); absent: a message over the limits fails. */
   readonly overflow?: Overflow;
   readonly platform: PlatformContext;
-  /** How the message will be sent (send-ready.ts); absent: a render that is no message's own. */
-  readonly send?: SendOptions;
   /** ms since the epoch, for dates and the countdown check. */
   readonly now: number;
 }
@@ -41,9 +38,6 @@ export type RenderResponse =
       readonly warningCount: number;
       /** A message split over several (RenderedMessage.parts); absent: one. */
       readonly parts?: readonly string[];
-      /** The group mentions neutralised, and the wire bytes (transferred): send-ready.ts. */
-      readonly blocked: readonly string[];
-      readonly wire?: readonly Uint8Array[];
     }
   | { readonly id: number; readonly ok: false; readonly error: SerializedError };
 

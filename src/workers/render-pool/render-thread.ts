@@ -6,10 +6,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { serialize } from '../../errors/index.js';
 import { compileCardSchemas } from '../../render/cards/index.js';
+import { packText } from '../../text/packed-text.js';
 import { CompiledTemplates } from './compiled-templates.js';
 import { renderPipeInput } from './render-input.js';
 import { type RenderRequest, type RenderResponse, THREAD_READY, type ThreadData } from './render-protocol.js';
-import { readyToSend } from './send-ready.js';
 
 const compiled = new CompiledTemplates();
 /** The id of the render under way, 0 when idle (see ThreadData). */
@@ -18,8 +18,18 @@ const running = new Int32Array((workerData as ThreadData).running);
 function handle(req: RenderRequest): RenderResponse {
   try {
     const template = compiled.get(req.templateKey, req.source);
-    const out = readyToSend(renderPipeInput(template, req.msgtype, req, req.platform, req.now), req.send);
-    return { id: req.id, ok: true, ...out };
+    const out = renderPipeInput(template, req.msgtype, req, req.platform, req.now);
+    // Packed here, off the main thread, for the delivery record (records.ts keptRendered).
+    return {
+      id: req.id,
+      ok: true,
+      type: out.type,
+      content: out.content,
+      packed: packText(out.content),
+      warnings: out.warnings,
+      warningCount: out.warningCount,
+      ...(out.parts === undefined ? {} : { parts: out.parts }),
+    };
   } catch (err) {
     return { id: req.id, ok: false, error: serialize(err) };
   }
@@ -32,7 +42,6 @@ parentPort?.on('message', (req: RenderRequest) => {
   Atomics.store(running, 0, req.id);
   const res = handle(req);
   Atomics.store(running, 0, 0);
-  // The wire bytes move to the main thread rather than being copied.
-  parentPort?.postMessage(res, res.ok && res.wire ? res.wire.map((w) => w.buffer as ArrayBuffer) : []);
+  parentPort?.postMessage(res);
 });
 parentPort?.postMessage(THREAD_READY);

@@ -33,19 +33,19 @@ export class HttpTimeoutError extends Error {
 // one of ASCII only).
 
 /**
- * POSTs `body` (JSON text, or its UTF-8 bytes) and reads the whole answer. Rejects with HttpTimeoutError after
+ * POSTs `body` (JSON text) and reads the whole answer. Rejects with HttpTimeoutError after
  * `timeoutMs` (headers and body together), or with the socket's error on a connection failure.
  */
 export function postJson(
   url: string,
   headers: Readonly<Record<string, string>>,
-  body: string | Uint8Array,
+  body: string,
   timeoutMs: number,
 ): Promise<PostResult> {
   const target = new URL(url);
   const protocol = target.protocol === 'https:' ? 'https:' : 'http:';
   const send = protocol === 'https:' ? httpsRequest : httpRequest;
-  const bytes = typeof body === 'string' ? encodeUtf8(body) : body;
+  const bytes = encodeUtf8(body);
   return new Promise<PostResult>((resolve, reject) => {
     const req = send(target, {
       method: 'POST',

@@ -57,10 +57,15 @@ export async function relayMessage(
   m: OutgoingMessage,
   options: RelayOptions,
 ): Promise<SinkResult> {
-  // The same text as JSON.stringify({type, target_id, content, nonce, quote?, temp_target_id?}).
-  const head = `{"type":${m.type},"target_id":${JSON.stringify(m.channel_id)},"content":`;
-  const tail = `,"nonce":${JSON.stringify(m.msg_id)}${optionalFields(m)}}`;
-  return postToRelay(target, '/api/v3/message/create', jsonBody(head, m, tail), options);
+  const body: Record<string, unknown> = {
+    type: m.type,
+    target_id: m.channel_id,
+    content: m.content,
+    nonce: m.msg_id,
+  };
+  if (m.quote) body.quote = m.quote;
+  if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
+  return postToRelay(target, '/api/v3/message/create', body, options);
 }
 
 /**
@@ -75,42 +80,28 @@ export async function relayEdit(
   m: OutgoingMessage,
   options: RelayOptions,
 ): Promise<SinkResult> {
-  const body = jsonBody(`{"msg_id":${JSON.stringify(upstreamMsgId)},"content":`, m, `${optionalFields(m)}}`);
+  const body: Record<string, unknown> = { msg_id: upstreamMsgId, content: m.content };
+  if (m.quote) body.quote = m.quote;
+  if (m.temp_target_id) body.temp_target_id = m.temp_target_id;
   const r = await postToRelay(target, '/api/v3/message/update', body, options);
   return r.kind === 'sent' ? { kind: 'sent', upstream_msg_id: upstreamMsgId } : r;
-}
-
-/** `,"quote":...` and `,"temp_target_id":...` where the message has them. */
-const optionalFields = (m: OutgoingMessage): string =>
-  (m.quote ? `,"quote":${JSON.stringify(m.quote)}` : '') +
-  (m.temp_target_id ? `,"temp_target_id":${JSON.stringify(m.temp_target_id)}` : '');
-
-/**
- * A body whose one long field is the content: `head`, the content's JSON string, `tail`. The
- * render thread's bytes of that string are copied in as they are (OutgoingMessage.content_json).
- */
-function jsonBody(head: string, m: OutgoingMessage, tail: string): string | Uint8Array {
-  const content = m.content_json;
-  if (content === undefined) return `${head}${JSON.stringify(m.content)}${tail}`;
-  const h = Buffer.from(head, 'utf8');
-  const t = Buffer.from(tail, 'utf8');
-  const out = Buffer.allocUnsafe(h.length + content.byteLength + t.length);
-  out.set(h, 0);
-  out.set(content, h.length);
-  out.set(t, h.length + content.byteLength);
-  return out;
 }
 
 async function postToRelay(
   target: RelayTarget,
   path: string,
-  body: string | Uint8Array,
+  body: Record<string, unknown>,
   options: RelayOptions,
 ): Promise<SinkResult> {
   const { timeoutMs } = options;
   let res: PostResult;
   try {
-    res = await postJson(`${target.url}${path}`, { Authorization: `Bot ${target.token}` }, body, timeoutMs);
+    res = await postJson(
+      `${target.url}${path}`,
+      { Authorization: `Bot ${target.token}` },
+      JSON.stringify(body),
+      timeoutMs,
+    );
   } catch (err) {
     if (err instanceof HttpTimeoutError) {
       throw new DeliveryError(REASON.UPSTREAM_TIMEOUT, {

@@ -9,11 +9,6 @@ export interface OutgoingMessage {
   /** 9 KMarkdown, 10 card (content is the card JSON text). */
   readonly type: 9 | 10;
   readonly content: string;
-  /**
-   * `JSON.stringify(content)` as UTF-8, when the render thread wrote it (a relay bot's templated
-   * message): the relay's body embeds it as it is. Absent: the sink writes it.
-   */
-  readonly content_json?: Uint8Array;
   readonly quote: string | null;
   readonly temp_target_id: string | null;
   /** The sender's nonce ('' if none), shown in the timeline; the relay gets msg_id instead. */

@@ -70,37 +70,6 @@ describe('render pool', () => {
     expect(unpackText(threaded.packed as string)).toBe(threaded.content);
   });
 
-  it("neutralises group mentions and writes the relay's wire bytes, on a thread as on the main thread", async () => {
-    const source =
-      '(met)here(met) {% for i in 1..1200 %}line {{ i }} (met)all(met) {{ data.q }}\n{% endfor %}';
-    const t = { ...task(source, '{"q":"\\"引号\\""}', 1, 'mentions:1'), overflow: 'split' as const };
-    const send = { mayMentionEveryone: false, wireJson: true };
-    const threaded = await sharedPool().render({ ...t, send });
-    expect(threaded).toEqual(await pool(0).render({ ...t, send }));
-    const parts = threaded.parts ?? [];
-    expect(parts.length).toBeGreaterThan(1);
-    expect(threaded.blocked).toEqual(['here', 'all']);
-    for (const text of [threaded.content, ...parts]) expect(text).not.toContain('(met)');
-    expect(threaded.content.startsWith('@here line 1 @all "引号"')).toBe(true);
-    expect(unpackText(threaded.packed as string)).toBe(threaded.content);
-    // One wire text per part, each the part's JSON string, each alone in its (transferred) buffer.
-    expect(threaded.wire?.map((w) => Buffer.from(w).toString('utf8'))).toEqual(
-      parts.map((p) => JSON.stringify(p)),
-    );
-    for (const w of threaded.wire ?? []) expect(w.byteLength).toBe(w.buffer.byteLength);
-
-    // A bot that may mention everyone keeps them; a store-sink bot gets no wire bytes.
-    const allowed = await sharedPool().render({ ...t, send: { mayMentionEveryone: true, wireJson: false } });
-    expect(allowed.blocked).toEqual([]);
-    expect(allowed.content.startsWith('(met)here(met) line 1 (met)all(met)')).toBe(true);
-    expect(allowed.wire).toBeUndefined();
-    // Short: the wire bytes of a one-part message are not in Node's shared pool of small buffers.
-    const short = await pool(0).render({ ...task('{{ data.q }}', '{"q":"x"}', 1, 'short:1'), send });
-    expect(short.wire?.map((w) => [Buffer.from(w).toString('utf8'), w.buffer.byteLength])).toEqual([
-      ['"x"', 3],
-    ]);
-  });
-
   it("answers the render's warnings from a thread as the main thread does", async () => {
     const t = task('{{ data.tags }} {{ data.n * 2 }}', '{"tags":["a"],"n":"4 items"}', 1, 'warn:1');
     const threaded = await sharedPool().render(t);
