@@ -116,7 +116,9 @@ async function outcomes(ids: readonly string[]): Promise<SentOutcome[]> {
   return done.map((j) => j.returnvalue);
 }
 
-describe(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
+// The two bots' backlogs at once: each is judged on its own arrivals, and the file runs alone
+// (vitest.config.ts), so only these two share the workers.
+describe.concurrent(`a bot of ${CAPACITY} tokens and ${PER_SECOND}/s, renders of 0 to 600 ms, two worker instances`, () => {
   it('the relay receives no more than capacity + rate x t in any window, by its own clock', async () => {
     const w = await createRelayWorld(web, relay.url, {
       name: 'upstream rate relay bot',
