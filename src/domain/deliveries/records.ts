@@ -1,4 +1,10 @@
-import { DeliveryError, type ErrorParams, HeraldError, newErrorId } from '../../errors/index.js';
+import {
+  DeliveryError,
+  type ErrorParams,
+  HeraldError,
+  newErrorId,
+  type ParamValue,
+} from '../../errors/index.js';
 import type {
   DeliveryChanges,
   DeliveryEvent,
@@ -206,18 +212,50 @@ export interface RecordedFailure {
 }
 
 /**
+ * The longest text a failure record keeps of its message, of each parameter and of each text in
+ * its detail, in UTF-16 units. Render errors quote what the template was given (an unknown
+ * timezone, an unparsable date), so a sender's megabyte would otherwise be stored twice per
+ * record: in the message and in the parameter it was made from.
+ */
+export const MAX_RECORDED_TEXT = 1_000;
+
+/** `text` cut to MAX_RECORDED_TEXT with an ellipsis, never between a surrogate pair's halves. */
+function recordedText(text: string): string {
+  if (text.length <= MAX_RECORDED_TEXT) return text;
+  let end = MAX_RECORDED_TEXT - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+function recordedParam(v: ParamValue): ParamValue {
+  if (typeof v === 'string') return recordedText(v);
+  if (typeof v === 'number') return v;
+  return { 'zh-CN': recordedText(v['zh-CN']), 'en-US': recordedText(v['en-US']) };
+}
+
+const recordedParams = (params: ErrorParams): ErrorParams =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, recordedParam(v)]));
+
+/** The detail's top-level texts cut (an excerpt of a long template line, a quoted value). */
+const recordedDetail = (detail: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(detail).map(([k, v]) => [k, typeof v === 'string' ? recordedText(v) : v]),
+  );
+
+/**
  * A failure as it is recorded. Only Herald errors get this far: an unexpected error is made an
  * internalFailure first (asDeliveryFailure), so that its text is never recorded (pipemsg-status
- * shows the record to pipe senders).
+ * shows the record to pipe senders). Texts are cut to MAX_RECORDED_TEXT.
  */
 export function describeFailure(err: HeraldError): RecordedFailure {
   if (err instanceof DeliveryError) {
     return {
       reason: err.reason,
       code: err.code,
-      message: err.message,
-      params: { ...err.params },
-      detail: err.data ? { ...err.data } : null,
+      message: recordedText(err.message),
+      params: recordedParams(err.params),
+      detail: err.data ? recordedDetail(err.data) : null,
     };
   }
   // Render, card and template errors: their own key is the reason, with line and excerpt.
@@ -225,9 +263,9 @@ export function describeFailure(err: HeraldError): RecordedFailure {
   return {
     reason,
     code: err.code,
-    message: err.message,
-    params: { ...err.params },
-    detail: { code: err.code, ...err.data },
+    message: recordedText(err.message),
+    params: recordedParams(err.params),
+    detail: recordedDetail({ code: err.code, ...err.data }),
   };
 }
 
