@@ -190,7 +190,10 @@ describe('render errors are precise', () => {
   });
 
   it('an invalid card: 40014 with the path', async () => {
-    const r = await render({ content: '- type: card\n  modules:\n    - type: nope\n', msgtype: 3 });
+    const modules = ['header', 'section', 'image-group', 'container', 'action-group', 'context'];
+    modules.push('divider', 'file', 'audio', 'video', 'countdown', 'invite');
+    const json = { content: '- type: card\n  modules:\n    - type: nope\n', msgtype: 3 };
+    const r = await render(json);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(40014);
     expect(r.body.data).toMatchObject({
@@ -199,7 +202,21 @@ describe('render errors are precise', () => {
       column: 7,
       excerpt: '    - type: nope',
     });
-    expect(r.body.message).toMatch(/^卡片消息不合法：line 3, column 7: card\[0\]\.modules\[0\]\.type: /);
+    expect(r.body.message).toBe(
+      `卡片消息不合法：第 3 行第 7 列，card[0].modules[0].type：必须是模块类型（${modules.join('、')}），不能是 "nope"`,
+    );
+    // data.rule is the English rule whatever the language; the message is the reader's.
+    const rule = `must be a module type (${modules.join(', ')}), not "nope"`;
+    expect(r.body.data).toMatchObject({ rule });
+    const inEnglish = await app.request<Rendered>('POST', '/api/v3/template/render', {
+      bot: token,
+      headers: { 'Accept-Language': 'en-US' },
+      json,
+    });
+    expect(inEnglish.body.message).toBe(
+      `Card message is invalid: line 3, column 7: card[0].modules[0].type: ${rule}`,
+    );
+    expect(inEnglish.body.data).toMatchObject({ rule });
   });
 
   it(`a kmd message over ${MAX_MESSAGE_LENGTH} characters: 40015`, async () => {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { CardInvalidError } from '../errors/card-invalid-error.js';
 import type { CardPath } from './card-path.js';
-import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
+import { CARD_MESSAGE_SCHEMA, localized } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
 import { HEADER_TEXT_MAX, MAX_CARDS, MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';
@@ -31,7 +31,7 @@ function compileCardSchema(unicode: boolean) {
     // mistakes rather than logging them, so there is nothing else to lose here.
     logger: false,
   });
-  ajv.addKeyword({ keyword: 'x-name', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-name', schemaType: 'object' });
   ajv.addKeyword({ keyword: 'x-rules', schemaType: 'object' });
   ajv.addKeyword({
     keyword: 'imageUrl',
@@ -146,7 +146,13 @@ function checkAcrossCards(message: CardMessage, now: number, maxModules: number)
       total += 1;
       const path = [c, 'modules', m];
       if (total > maxModules) {
-        throw new CardInvalidError(path, `all cards together hold at most ${MAX_MODULES_TOTAL} modules`);
+        throw new CardInvalidError(
+          path,
+          localized(
+            `所有卡片合计最多包含 ${MAX_MODULES_TOTAL} 个模块`,
+            `all cards together hold at most ${MAX_MODULES_TOTAL} modules`,
+          ),
+        );
       }
       if (module.type === 'countdown') {
         checkNotPast(path, 'endTime', module.endTime, now);
@@ -158,7 +164,12 @@ function checkAcrossCards(message: CardMessage, now: number, maxModules: number)
 
 function checkNotPast(modulePath: CardPath, field: string, time: number, now: number): void {
   if (time >= now) return;
-  const hint =
-    time < SECONDS_TIMESTAMP_HINT_BELOW ? ' (it looks like seconds; times are in milliseconds)' : '';
-  throw new CardInvalidError([...modulePath, field], `must not lie in the past${hint}`);
+  const seconds = time < SECONDS_TIMESTAMP_HINT_BELOW;
+  throw new CardInvalidError(
+    [...modulePath, field],
+    localized(
+      `不能是过去的时间${seconds ? '（看起来是秒；时间以毫秒为单位）' : ''}`,
+      `must not lie in the past${seconds ? ' (it looks like seconds; times are in milliseconds)' : ''}`,
+    ),
+  );
 }

@@ -1,3 +1,4 @@
+import type { LocalizedText } from '../../errors/catalogue.js';
 import { HeraldError } from '../../errors/herald-error.js';
 import { excerptAt } from './excerpt.js';
 
@@ -10,6 +11,12 @@ export interface CardSyntaxPosition {
 /** How a card error names its place in its message: `line N, column M: `, or nothing. */
 export const placePrefix = (position: CardSyntaxPosition | undefined): string =>
   position ? `line ${position.line}, column ${position.column}: ` : '';
+
+/** The place prefix in each language, for a message whose rule is worded in each language too. */
+export const localizedPlacePrefix = (position: CardSyntaxPosition | undefined): LocalizedText => ({
+  'zh-CN': position ? `第 ${position.line} 行第 ${position.column} 列，` : '',
+  'en-US': placePrefix(position),
+});
 
 /** A card error's place in its `data`: line, column and the excerpt there, when known. */
 export const placeData = (position: CardSyntaxPosition | undefined, excerpt: string | undefined) =>

@@ -50,14 +50,17 @@ describe('an invalid card points at its value in the rendered text', () => {
       column: 9,
       excerpt: '        "mode": "sideways"',
     });
-    expect(error.params.detail).toBe(`line 10, column 9: card[0].modules[1].mode: ${error.rule}`);
+    expect(error.params.detail).toEqual({
+      'zh-CN': `第 10 行第 9 列，card[0].modules[1].mode：${error.rule['zh-CN']}`,
+      'en-US': `line 10, column 9: card[0].modules[1].mode: ${error.rule['en-US']}`,
+    });
   });
 
   it('JSON: a missing field points at the object that lacks it', () => {
     const text = '[{"type": "card", "modules": [\n  {"type": "divider"},\n  {"type": "section"}\n]}]';
     const error = invalid(text, 'json');
     expect(error.path).toBe('card[0].modules[1].text');
-    expect(error.rule).toBe('is required');
+    expect(error.rule).toEqual({ 'zh-CN': '为必填项', 'en-US': 'is required' });
     expect(error.position).toEqual({ line: 3, column: 3 });
     expect(error.excerpt).toBe('  {"type": "section"}');
   });
