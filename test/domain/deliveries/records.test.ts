@@ -57,6 +57,6 @@ describe('a failure as recorded', () => {
       describeFailure(new DeliveryError(REASON.UPSTREAM_UNAVAILABLE, { detail })).params?.detail,
     );
     expect(cut).toBe(`${'a'.repeat(MAX_RECORDED_TEXT - 2)}…`);
-    expect(cut.isWellFormed()).toBe(true);
+    expect(/[\ud800-\udbff]$/.test(cut.slice(0, -1))).toBe(false);
   });
 });

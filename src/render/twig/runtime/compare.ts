@@ -1,6 +1,5 @@
 import { charge, warn } from './budget.js';
 import { intOverflow, isNumericString, parseNumeric, phpType, toBool, toStr } from './convert.js';
-import { fail } from './fault.js';
 import type { Num } from './int64.js';
 import { Markup } from './markup.js';
 import { PhpArray } from './php-array.js';
