@@ -19,10 +19,14 @@ export function numberFormat(
   const dec = Math.max(0, decimals);
   if (dec > 1000) st.checkString(st.limits.maxStringLength + 1);
   const r = phpRound(n, dec);
+  // PHP prints the magnitude's printf form, which for infinity has no sign
+  if (!Number.isFinite(r)) return Number.isNaN(r) ? 'nan' : 'inf';
+  // From 1e21 toFixed writes an exponent; a double that large is an integer, and PHP prints
+  // every digit of its exact value, which BigInt gives
   let s =
     Math.abs(r) < 1e21
       ? Math.abs(r).toFixed(Math.min(dec, 100))
-      : Math.abs(r).toLocaleString('en-US', { useGrouping: false });
+      : `${BigInt(Math.abs(r))}${dec > 0 ? `.${'0'.repeat(Math.min(dec, 100))}` : ''}`;
   if (dec > 100) s += '0'.repeat(dec - 100);
   const [int, frac] = s.split('.') as [string, string | undefined];
   let grouped = '';
