@@ -151,7 +151,7 @@ const colsRule = localized(
   `paragraph 的 cols 必须在 ${PARAGRAPH_COLS_MIN} 到 ${PARAGRAPH_COLS_MAX} 之间`,
   `a paragraph has ${PARAGRAPH_COLS_MIN} to ${PARAGRAPH_COLS_MAX} cols`,
 );
-const paragraph = typed('paragraph', localized('paragraph', 'a paragraph'), ['cols', 'fields'], {
+const paragraph = typed('paragraph', localized('paragraph 元素', 'a paragraph'), ['cols', 'fields'], {
   cols: {
     type: 'integer',
     minimum: PARAGRAPH_COLS_MIN,

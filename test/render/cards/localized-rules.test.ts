@@ -38,6 +38,12 @@ const KINDS: readonly [string, unknown, string, string][] = [
     `卡片消息不合法：${m0}.cover：video 模块没有这个字段`,
   ],
   [
+    'an unknown field of a paragraph (a Latin x-name)',
+    card({ type: 'section', text: { type: 'paragraph', cols: 1, fields: ['a'], title: 'x' } }),
+    `Card message is invalid: ${m0}.text.title: is not a field of a paragraph`,
+    `卡片消息不合法：${m0}.text.title：paragraph 元素没有这个字段`,
+  ],
+  [
     'a max length',
     card({ type: 'section', text: { type: 'kmarkdown', content: 'x'.repeat(5001) } }),
     `Card message is invalid: ${m0}.text.content: kmarkdown content is at most 5000 characters`,

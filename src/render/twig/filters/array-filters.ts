@@ -1,7 +1,8 @@
 import { Arrow } from '../runtime/arrow.js';
-import { charge, warn } from '../runtime/budget.js';
-import { castStr, numberParam, phpType, toBool, toStr } from '../runtime/convert.js';
+import { charge } from '../runtime/budget.js';
+import { castStr, numberParam, toBool, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
+import { foreachSubject } from '../runtime/foreach.js';
 import { jsonEncode } from '../runtime/json.js';
 import { toKey } from '../runtime/keys.js';
 import { Markup } from '../runtime/markup.js';
@@ -216,16 +217,10 @@ function reverse(st: RenderState, v: Value, a: Args): Value {
 
 function map(st: RenderState, v: Value, a: Args): Value {
   const fn = arrowArg(a[0], 'map');
-  if (!(v instanceof PhpArray)) {
-    // Twig 3.5's map is a bare foreach: null or a scalar warns as PHP's foreach does and maps
-    // to an empty array; an object has no public properties to map.
-    if (typeof v !== 'object' || v === null) {
-      warn(`foreach() argument must be of type array|object, ${phpType(v)} given`);
-    }
-    return new ArrayBuilder().build();
-  }
+  // Twig 3.5's map is a bare foreach: null or a scalar warns and maps to an empty array, a
+  // DateInterval maps its public properties
   const out = new ArrayBuilder();
-  v.forEach((val, k) => {
+  foreachSubject(v).forEach((val, k) => {
     st.step();
     out.set(k, fn.call(st, [val, k]));
   });

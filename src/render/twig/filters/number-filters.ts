@@ -1,12 +1,16 @@
 import { isNumericString, numberParam, parseNumeric, toFloat, toInt, toStr } from '../runtime/convert.js';
 import { fail } from '../runtime/fault.js';
 import { intOf, type Num } from '../runtime/int64.js';
+import { exactFixed } from '../runtime/number-format.js';
 import { PhpArray } from '../runtime/php-array.js';
 import { phpRound } from '../runtime/php-round.js';
 import { sprintf } from '../runtime/sprintf.js';
 import type { RenderState } from '../runtime/state.js';
 import type { Value } from '../runtime/value.js';
 import { type FilterDef, filter } from './types.js';
+
+/** The most decimals PHP's printf %F writes (NDIG - 2 in main/snprintf.c). */
+const PRINTF_MAX_DECIMALS = 318;
 
 /** PHP's number_format. */
 export function numberFormat(
@@ -21,13 +25,11 @@ export function numberFormat(
   const r = phpRound(n, dec);
   // PHP prints the magnitude's printf form, which for infinity has no sign
   if (!Number.isFinite(r)) return Number.isNaN(r) ? 'nan' : 'inf';
-  // From 1e21 toFixed writes an exponent; a double that large is an integer, and PHP prints
-  // every digit of its exact value, which BigInt gives
-  let s =
-    Math.abs(r) < 1e21
-      ? Math.abs(r).toFixed(Math.min(dec, 100))
-      : `${BigInt(Math.abs(r))}${dec > 0 ? `.${'0'.repeat(Math.min(dec, 100))}` : ''}`;
-  if (dec > 100) s += '0'.repeat(dec - 100);
+  // printf gives the exact digits (ties to even) up to its precision limit; number_format pads
+  // the decimals past it with zeros
+  const places = Math.min(dec, PRINTF_MAX_DECIMALS);
+  let s = exactFixed(Math.abs(r), places);
+  if (dec > places) s += '0'.repeat(dec - places);
   const [int, frac] = s.split('.') as [string, string | undefined];
   let grouped = '';
   for (let i = 0; i < int.length; i++) {

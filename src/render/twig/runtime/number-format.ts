@@ -53,3 +53,37 @@ export function numberToJson(n: number): string {
   if (!Number.isFinite(n)) return '0';
   return render(n, undefined, 'e', 17);
 }
+
+/**
+ * printf's `%.{places}F` of a finite `x` that is not negative, as PHP's php_conv_fp writes it
+ * (zend_dtoa mode 3): the double's exact value rounded to `places` decimals, an exact tie to
+ * even, and every digit of the integer part however large. JS toFixed rounds ties up and
+ * writes an exponent from 1e21, so it serves only where neither can happen.
+ */
+export function exactFixed(x: number, places: number): string {
+  // A tie is x * 10^places ending in exactly .5, i.e. x an odd multiple of 2^-(places+1).
+  if (x < 1e21 && places <= 100) {
+    const halves = x * 2 ** (places + 1);
+    if (!(Number.isInteger(halves) && halves % 2 === 1)) return x.toFixed(places);
+  }
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const high = view.getUint32(0);
+  const biased = (high >>> 20) & 0x7ff;
+  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  if (biased !== 0) mantissa |= 1n << 52n;
+  const exponent = biased === 0 ? -1074 : biased - 1075;
+  const scaled = mantissa * 10n ** BigInt(places);
+  let digits: bigint;
+  if (exponent >= 0) digits = scaled << BigInt(exponent);
+  else {
+    const shift = BigInt(-exponent);
+    digits = scaled >> shift;
+    const rest = scaled - (digits << shift);
+    const half = 1n << (shift - 1n);
+    if (rest > half || (rest === half && (digits & 1n) === 1n)) digits += 1n;
+  }
+  if (places === 0) return digits.toString();
+  const s = digits.toString().padStart(places + 1, '0');
+  return `${s.slice(0, -places)}.${s.slice(-places)}`;
+}

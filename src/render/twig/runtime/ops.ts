@@ -1,5 +1,5 @@
 import { Arrow } from './arrow.js';
-import { charge, warn } from './budget.js';
+import { charge } from './budget.js';
 import { compare, looseEquals } from './compare.js';
 import {
   castStr,
@@ -14,6 +14,7 @@ import {
 } from './convert.js';
 import { exactPow } from './exact-pow.js';
 import { fail } from './fault.js';
+import { foreachSubject } from './foreach.js';
 import { big, floatToInt, int64, intOf, isIntNum, type Num, powInt } from './int64.js';
 import { Markup } from './markup.js';
 import { ArrayBuilder, PhpArray } from './php-array.js';
@@ -313,16 +314,10 @@ export { toBool };
 
 /**
  * Twig's `has some` / `has every`: the arrow called with each value and key until one answers
- * the other way. Like PHP's foreach, a scalar warns and iterates nothing; an object has no
- * public properties to iterate.
+ * the other way, over what PHP's foreach walks (foreach.ts: a scalar warns and iterates nothing).
  */
-export function hasSomeOrEvery(st: RenderState, a: Value, b: Value, every: boolean): boolean {
-  if (!(a instanceof PhpArray)) {
-    if (typeof a !== 'object' || a === null) {
-      warn(`foreach() argument must be of type array|object, ${phpType(a)} given`);
-    }
-    return every;
-  }
+export function hasSomeOrEvery(st: RenderState, subject: Value, b: Value, every: boolean): boolean {
+  const a = foreachSubject(subject);
   for (const k of a.keys()) {
     st.step();
     // PHP calls the right side per element: over an empty array it is never looked at

@@ -1,7 +1,7 @@
 import { castStr, toFloat, toInt, toInt64 } from './convert.js';
 import { fail } from './fault.js';
 import { utf8Length } from './mb.js';
-import { floatToString } from './number-format.js';
+import { exactFixed } from './number-format.js';
 import type { RenderState } from './state.js';
 import type { Value } from './value.js';
 
@@ -9,7 +9,8 @@ const SPEC = /%(?:(\d+)\$)?([-+ 0]|'.)*(\d+)?(?:\.(\d+))?([bcdeEfFgGosuxX%])/g;
 
 /** printf's %f: the correctly rounded decimal (exact ties go to even, unlike JS toFixed). */
 function fixed(n: number, prec: number): string {
-  if (Math.abs(n) >= 1e21) return floatToString(n);
+  // a double that large is an integer, printed with every digit
+  if (Math.abs(n) >= 1e21) return `${n < 0 ? '-' : ''}${exactFixed(Math.abs(n), prec)}`;
   // toFixed with many digits is the exact expansion of the double; round that by hand
   const exact = Math.abs(n).toFixed(Math.min(prec + 30, 100));
   const dot = exact.indexOf('.');
