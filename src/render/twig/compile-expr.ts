@@ -1,6 +1,6 @@
 import type { Arg, Expr } from './ast.js';
 import { orderArgs } from './compile-args.js';
-import { CompileFault } from './compile-fault.js';
+import { CompileFault, nestingFault } from './compile-fault.js';
 import { escapeValue } from './filters/escape-filters.js';
 import { FILTERS } from './filters/index.js';
 import type { Args } from './filters/types.js';
@@ -17,7 +17,7 @@ import { toKey } from './runtime/keys.js';
 import { markup } from './runtime/markup.js';
 import * as ops from './runtime/ops.js';
 import { ArrayBuilder, jsonScalarAt, type Key, NOT_HELD, PhpArray } from './runtime/php-array.js';
-import { LimitFault, type RenderState } from './runtime/state.js';
+import { LimitFault, macroDepthText, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 import type { Source } from './source.js';
@@ -135,9 +135,7 @@ export class ExprCompiler {
   /** Bounds the AST depth (long filter or operator chains nest without parser recursion). */
   compile(e: Expr): ExprFn {
     if (++this.depth > this.maxDepth) {
-      throw new CompileFault(`Expressions nest deeper than ${this.maxDepth} levels.`, e.pos, {
-        limit: 'maxNestingDepth',
-      });
+      throw nestingFault('expressions', this.maxDepth, e.pos);
     }
     try {
       return this.compileNode(e);
@@ -541,7 +539,7 @@ export class ExprCompiler {
       const st = f.st;
       // a block that calls itself recurses like a macro: the same depth bound holds
       if (st.macroDepth >= st.limits.maxMacroDepth) {
-        throw new LimitFault('maxMacroDepth', `macro calls nest deeper than ${st.limits.maxMacroDepth}`);
+        throw new LimitFault('maxMacroDepth', macroDepthText(st.limits.maxMacroDepth));
       }
       st.step();
       st.macroDepth++;

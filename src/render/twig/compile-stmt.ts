@@ -10,7 +10,7 @@ import { fail } from './runtime/fault.js';
 import { LoopArray } from './runtime/loop-array.js';
 import { markup } from './runtime/markup.js';
 import { ArrayBuilder, type Key, PhpArray } from './runtime/php-array.js';
-import { LimitFault, type RenderState } from './runtime/state.js';
+import { LimitFault, macroDepthText, type RenderState } from './runtime/state.js';
 import type { Value } from './runtime/value.js';
 import { isSafeFor, PRE_ESCAPE_HTML } from './safety.js';
 
@@ -404,7 +404,7 @@ export class StmtCompiler {
     return (st: RenderState, args, named) => {
       if (st.macroDepth >= st.limits.maxMacroDepth) {
         throw locate(
-          new LimitFault('maxMacroDepth', `macro calls nest deeper than ${st.limits.maxMacroDepth}`),
+          new LimitFault('maxMacroDepth', macroDepthText(st.limits.maxMacroDepth)),
           source,
           def.pos,
         );

@@ -1,5 +1,5 @@
 import type { Arg, Expr } from './ast.js';
-import { CompileFault } from './compile-fault.js';
+import { CompileFault, nestingFault } from './compile-fault.js';
 import { BINARY, UNARY } from './operators.js';
 import type { TokenStream } from './token-stream.js';
 import { T, TOKEN_NAMES } from './tokens.js';
@@ -40,9 +40,7 @@ export class ExpressionParser {
 
   private enter(pos: number): void {
     if (++this.depth > this.scope.maxDepth) {
-      throw new CompileFault(`Expressions nest deeper than ${this.scope.maxDepth} levels.`, pos, {
-        limit: 'maxNestingDepth',
-      });
+      throw nestingFault('expressions', this.scope.maxDepth, pos);
     }
   }
 

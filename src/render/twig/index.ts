@@ -1,4 +1,4 @@
-import { HeraldError } from '../../errors/index.js';
+import { HeraldError, type LocalizedText } from '../../errors/index.js';
 import { TemplateCompileError } from '../errors/template-compile-error.js';
 import { TemplateFeatureUnavailableError } from '../errors/template-feature-unavailable-error.js';
 import { TemplateLimitError } from '../errors/template-limit-error.js';
@@ -39,16 +39,23 @@ export interface CompiledTemplate {
   readonly platformNeeds: PlatformNeeds;
 }
 
+/** A text that has only one wording (a fault raised with a plain message). */
+const sameText = (text: string): LocalizedText => ({ 'zh-CN': text, 'en-US': text });
+
 function compileError(err: unknown, source: Source): HeraldError {
   if (err instanceof CompileFault) {
     const p = source.position(err.pos);
-    if (err.limit) return new TemplateLimitError(err.limit, err.message, p);
+    if (err.limit) return new TemplateLimitError(err.limit, err.limitText ?? sameText(err.message), p);
     if (err.unavailable) return new TemplateFeatureUnavailableError(err.message, p.line, p.column, p.excerpt);
     return new TemplateCompileError(err.message, p.line, p.column, p.excerpt);
   }
   if (err instanceof HeraldError) return err;
   if (err instanceof RangeError) {
-    return new TemplateLimitError('maxNestingDepth', 'the template nests too deeply', source.position(0));
+    return new TemplateLimitError(
+      'maxNestingDepth',
+      { 'zh-CN': '模板嵌套过深', 'en-US': 'the template nests too deeply' },
+      source.position(0),
+    );
   }
   throw err;
 }
@@ -66,7 +73,10 @@ export function compileTemplate(
   if (src.code.length > limits.maxTemplateLength) {
     throw new TemplateLimitError(
       'maxTemplateLength',
-      `the template is longer than ${limits.maxTemplateLength} characters`,
+      {
+        'zh-CN': `模板超过 ${limits.maxTemplateLength} 个字符`,
+        'en-US': `the template is longer than ${limits.maxTemplateLength} characters`,
+      },
       src.position(limits.maxTemplateLength),
     );
   }

@@ -12,11 +12,16 @@ import type { Source } from './source.js';
 export function locate(err: unknown, source: Source, pos: number): HeraldError {
   if (err instanceof HeraldError) return err;
   const p = source.position(pos);
-  if (err instanceof LimitFault) return new TemplateLimitError(err.limit, err.message, p);
+  if (err instanceof LimitFault) return new TemplateLimitError(err.limit, err.text, p);
   if (err instanceof RuntimeFault) return new TemplateRenderError(err.message, p.line, p.column, p.excerpt);
   if (err instanceof RangeError) {
-    // "Maximum call stack size exceeded" or "Invalid string length": a bound we did not foresee
-    return new TemplateLimitError('engine', err.message, p);
+    // "Maximum call stack size exceeded" or "Invalid string length": a bound we did not foresee,
+    // named in the engine's own (English) words
+    return new TemplateLimitError(
+      'engine',
+      { 'zh-CN': `引擎的限制：${err.message}`, 'en-US': err.message },
+      p,
+    );
   }
   return new TemplateRenderError(
     `internal error: ${(err as Error)?.message ?? String(err)}`,

@@ -1,5 +1,5 @@
 import type { Expr, MacroDef, Stmt, TemplateAst } from './ast.js';
-import { CompileFault } from './compile-fault.js';
+import { CompileFault, nestingFault } from './compile-fault.js';
 import { ExpressionParser, type ParseScope } from './expression-parser.js';
 import { TokenStream } from './token-stream.js';
 import { T, type Token } from './tokens.js';
@@ -48,9 +48,7 @@ export class Parser {
   private subparse(end: EndTest | undefined): Stmt[] {
     const s = this.s;
     if (++this.depth > this.scope.maxDepth) {
-      throw new CompileFault(`Tags nest deeper than ${this.scope.maxDepth} levels.`, s.current.pos, {
-        limit: 'maxNestingDepth',
-      });
+      throw nestingFault('tags', this.scope.maxDepth, s.current.pos);
     }
     const out: Stmt[] = [];
     for (;;) {

@@ -206,7 +206,10 @@ export class RenderPool {
       slot,
       id,
       () =>
-        new TemplateLimitError('time', `still running after ${this.hardLimitMs} ms; the render was stopped`),
+        new TemplateLimitError('time', {
+          'zh-CN': `运行 ${this.hardLimitMs} 毫秒后仍未结束，渲染已被终止`,
+          'en-US': `still running after ${this.hardLimitMs} ms; the render was stopped`,
+        }),
     );
   }
 

@@ -1,3 +1,4 @@
+import type { LocalizedText } from '../../../errors/index.js';
 import type { RenderLimits } from '../../limits.js';
 import { RuntimeFault } from './fault.js';
 import type { Value } from './value.js';
@@ -21,11 +22,20 @@ export interface RenderOptions {
 /** A resource bound was exceeded; carries the bound's name for TemplateLimitError. */
 export class LimitFault extends RuntimeFault {
   readonly limit: string;
-  constructor(limit: string, message: string) {
-    super(message);
+  /** The message in each language (TemplateLimitError's detail); `message` is the English. */
+  readonly text: LocalizedText;
+  constructor(limit: string, text: LocalizedText) {
+    super(text['en-US']);
     this.limit = limit;
+    this.text = text;
   }
 }
+
+/** The maxMacroDepth bound's text (macros and blocks that call themselves). */
+export const macroDepthText = (n: number): LocalizedText => ({
+  'zh-CN': `宏调用嵌套超过 ${n} 层`,
+  'en-US': `macro calls nest deeper than ${n}`,
+});
 
 const TIME_CHECK_EVERY = 512;
 
@@ -83,11 +93,17 @@ export class RenderState {
     // a big charge means a costly operation (megabyte strings): look at the clock right away
     if (this.steps >= this.nextTimeCheck || n >= 64) {
       if (this.steps > this.limits.maxSteps) {
-        throw new LimitFault('maxSteps', `the render took more than ${this.limits.maxSteps} steps`);
+        throw new LimitFault('maxSteps', {
+          'zh-CN': `渲染超过 ${this.limits.maxSteps} 步`,
+          'en-US': `the render took more than ${this.limits.maxSteps} steps`,
+        });
       }
       this.nextTimeCheck = Math.min(this.steps + TIME_CHECK_EVERY, this.limits.maxSteps + 1);
       if (performance.now() > this.deadline) {
-        throw new LimitFault('maxRenderMs', `the render took longer than ${this.limits.maxRenderMs} ms`);
+        throw new LimitFault('maxRenderMs', {
+          'zh-CN': `渲染用时超过 ${this.limits.maxRenderMs} 毫秒`,
+          'en-US': `the render took longer than ${this.limits.maxRenderMs} ms`,
+        });
       }
     }
   }
@@ -116,20 +132,20 @@ export class RenderState {
   /** Ensures a string an operation is about to produce stays within bounds. */
   checkString(length: number): void {
     if (length > this.limits.maxStringLength) {
-      throw new LimitFault(
-        'maxStringLength',
-        `a string would be longer than ${this.limits.maxStringLength} characters`,
-      );
+      throw new LimitFault('maxStringLength', {
+        'zh-CN': `字符串将超过 ${this.limits.maxStringLength} 个字符`,
+        'en-US': `a string would be longer than ${this.limits.maxStringLength} characters`,
+      });
     }
     if (length > 4096) this.step(length >> 10);
   }
 
   checkArray(length: number): void {
     if (length > this.limits.maxArrayLength) {
-      throw new LimitFault(
-        'maxArrayLength',
-        `an array would hold more than ${this.limits.maxArrayLength} elements`,
-      );
+      throw new LimitFault('maxArrayLength', {
+        'zh-CN': `数组将超过 ${this.limits.maxArrayLength} 个元素`,
+        'en-US': `an array would hold more than ${this.limits.maxArrayLength} elements`,
+      });
     }
     this.step(length >> 4);
   }
@@ -137,10 +153,10 @@ export class RenderState {
   write(s: string): void {
     this.out += s;
     if (this.out.length > this.limits.maxOutputLength) {
-      throw new LimitFault(
-        'maxOutputLength',
-        `the output is longer than ${this.limits.maxOutputLength} characters`,
-      );
+      throw new LimitFault('maxOutputLength', {
+        'zh-CN': `输出超过 ${this.limits.maxOutputLength} 个字符`,
+        'en-US': `the output is longer than ${this.limits.maxOutputLength} characters`,
+      });
     }
   }
 }
