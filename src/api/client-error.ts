@@ -12,6 +12,25 @@ export type ClientError = Error & { code?: string; reason?: string; rawPacket?: 
 
 export type ClientErrorListener = (err: ClientError, socket: Duplex) => void;
 
+/**
+ * llhttp's refusals in Chinese, by code. The English is llhttp's own reason, which is more
+ * precise (one code has several); a code not listed keeps that reason in both languages.
+ */
+const PARSER_REFUSALS_ZH: Readonly<Record<string, string>> = {
+  HPE_INVALID_HEADER_TOKEN: '请求头含有无效的字符或空白',
+  HPE_LF_EXPECTED: '请求头的 CR 后缺少 LF',
+  HPE_CR_EXPECTED: '请求头的 LF 前缺少 CR',
+  HPE_INVALID_VERSION: '请求行的 HTTP 版本无效',
+  HPE_INVALID_METHOD: '请求方法无效',
+  HPE_INVALID_CONSTANT: '请求行不是 HTTP 格式',
+  HPE_INVALID_URL: '请求地址无效',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length 无效',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length 重复或与 Transfer-Encoding 冲突',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding 无效或与 Content-Length 冲突',
+  HPE_INVALID_CHUNK_SIZE: '分块大小无效',
+  HPE_UNEXPECTED_SPACE: '出现了不应有的空白',
+};
+
 /** What Node answers each parser refusal with, as a catalogue entry. */
 function errorFor(err: ClientError): HeraldError {
   switch (err.code) {
@@ -23,8 +42,12 @@ function errorFor(err: ClientError): HeraldError {
       return new HeraldError('REQUEST_TIMEOUT');
     default:
       // llhttp's reasons are fixed texts ("Invalid header value char"), never the request's bytes.
+      if (err.code?.startsWith('HPE_') && err.reason) {
+        const zh = PARSER_REFUSALS_ZH[err.code] ?? err.reason;
+        return new HeraldError('REQUEST_MALFORMED', { detail: { 'zh-CN': zh, 'en-US': err.reason } });
+      }
       return new HeraldError('REQUEST_MALFORMED', {
-        detail: err.code?.startsWith('HPE_') && err.reason ? err.reason : 'malformed request',
+        detail: { 'zh-CN': '请求格式无效', 'en-US': 'malformed request' },
       });
   }
 }

@@ -19,12 +19,18 @@ const GET = 'GET /api/v3/intimacy/index?access_token=secret-in-query HTTP/1.1\r\
 
 describe('requests the parser refuses', () => {
   it.each([
-    ['a NUL inside a header', `${GET}X-Note: a\0b\r\n\r\n`, 'Invalid header value char'],
-    ['a CR inside a header', `${GET}X-Note: a\rb\r\n\r\n`, 'Missing expected LF after header value'],
-    ['a bare-LF line', `${GET}X-Note: a\nX-Other: b\r\n\r\n`, 'Missing expected CR after header value'],
-    ['a bare-LF request line', 'GET /healthz HTTP/1.1\nHost: herald\n\n', 'Expected CRLF after version'],
-    ['obs-fold', `${GET}X-Note: a\r\n  folded\r\n\r\n`, 'Unexpected whitespace after header value'],
-  ])('%s: 400 in the envelope, closed', async (_, request, reason) => {
+    ['a NUL inside a header', `${GET}X-Note: a\0b\r\n\r\n`, '请求头含有无效的字符或空白'],
+    ['a CR inside a header', `${GET}X-Note: a\rb\r\n\r\n`, '请求头的 CR 后缺少 LF'],
+    ['a bare-LF line', `${GET}X-Note: a\nX-Other: b\r\n\r\n`, '请求头的 LF 前缺少 CR'],
+    ['a bare-LF request line', 'GET /healthz HTTP/1.1\nHost: herald\n\n', '请求行的 HTTP 版本无效'],
+    ['obs-fold', `${GET}X-Note: a\r\n  folded\r\n\r\n`, '请求头含有无效的字符或空白'],
+    ['a bad method', 'G@T / HTTP/1.1\r\n\r\n', '请求方法无效'],
+    [
+      'Content-Length twice',
+      'POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+      'Content-Length 重复或与 Transfer-Encoding 冲突',
+    ],
+  ])('%s: 400 in the envelope, in the default language, closed', async (_, request, reason) => {
     const r = await rawRequest(app.base, request);
     expect(r.status).toBe(400);
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
