@@ -25,8 +25,9 @@ type Json = string | number | boolean | Json[] | { [key: string]: Json };
  */
 export function parseXml(source: string, offsets?: WeakMap<object, number>): unknown {
   const root = parseXmlTree(source);
-  const fail = (element: XmlElement, detail: string): never => {
-    throw new CardSyntaxError('xml', detail, lineColumn(source, element.offset));
+  // Herald's own words about the mapping, in each language.
+  const fail = (element: XmlElement, zh: string, en: string): never => {
+    throw new CardSyntaxError('xml', { 'zh-CN': zh, 'en-US': en }, lineColumn(source, element.offset));
   };
 
   const textOf = (element: XmlElement): string =>
@@ -50,33 +51,43 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
     const slots = SLOT_TYPES[type];
 
     if (CONTENT_TYPES.has(type)) {
-      if (children.length > 0) fail(element, `<${element.name}> holds text only, not <${children[0]?.name}>`);
+      if (children.length > 0)
+        fail(
+          element,
+          `<${element.name}> 只能包含文本，不能包含 <${children[0]?.name}>`,
+          `<${element.name}> holds text only, not <${children[0]?.name}>`,
+        );
       if ('content' in value && hasText(element))
-        fail(element, 'content is given both as attribute and as text');
+        fail(element, 'content 不能同时以属性和文本给出', 'content is given both as attribute and as text');
       if (!('content' in value)) value.content = textOf(element);
     } else if (listField !== undefined) {
       if (hasText(element)) {
         fail(
           element,
+          `<${element.name}> 里不能直接写文本，请用 <text> 或 <plain-text> 包起来`,
           `text directly inside <${element.name}> is not allowed; wrap it in <text> or <plain-text>`,
         );
       }
       if (listField in value)
-        fail(element, `${listField} cannot be an attribute; give them as child elements`);
+        fail(
+          element,
+          `${listField} 不能作为属性，请写成子元素`,
+          `${listField} cannot be an attribute; give them as child elements`,
+        );
       const list = children.map(item);
       offsets?.set(list, element.offset);
       value[listField] = list;
     } else if (slots !== undefined) {
       fillSlots(element, slots, value);
     } else if (children.length > 0 || hasText(element)) {
-      fail(element, `<${element.name}> takes attributes only`);
+      fail(element, `<${element.name}> 只能有属性`, `<${element.name}> takes attributes only`);
     }
     return value;
   }
 
   function fillSlots(element: XmlElement, slots: readonly XmlSlot[], value: { [key: string]: Json }): void {
     const set = (slot: string, content: Json, at: XmlElement) => {
-      if (slot in value) fail(at, `${slot} is given more than once`);
+      if (slot in value) fail(at, `${slot} 给出了不止一次`, `${slot} is given more than once`);
       value[slot] = content;
     };
     for (const child of elementsOf(element)) {
@@ -86,6 +97,7 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
       if (slot === undefined || !slots.includes(slot)) {
         fail(
           child,
+          `<${element.name}> 里不能有 <${child.name}>（只能有 ${slots.map((s) => `<${s}>`).join('、')}）`,
           `<${child.name}> is not allowed in <${element.name}> (it takes ${slots.map((s) => `<${s}>`).join(' and ')})`,
         );
       }
@@ -94,7 +106,11 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
     // Text right inside a header, section or button is its text as a bare string.
     if (hasText(element)) {
       if (elementsOf(element).length > 0)
-        fail(element, `<${element.name}> mixes text and elements; wrap the text in <text>`);
+        fail(
+          element,
+          `<${element.name}> 混合了文本和元素，请把文本用 <text> 包起来`,
+          `<${element.name}> mixes text and elements; wrap the text in <text>`,
+        );
       set('text', textOf(element), element);
     }
   }
@@ -103,25 +119,36 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
   function wrapper(element: XmlElement): Json {
     const { type, ...rest } = element.attributes;
     if (type !== undefined) {
-      if (!XML_TYPES.has(type)) fail(element, `unknown type "${type}"`);
+      if (!XML_TYPES.has(type)) fail(element, `未知的类型 "${type}"`, `unknown type "${type}"`);
       return typed(element, type, rest);
     }
     if (Object.keys(rest).length > 0) {
-      fail(element, `<${element.name}> takes attributes only together with type="..."`);
+      fail(
+        element,
+        `<${element.name}> 只有和 type="..." 一起时才能有属性`,
+        `<${element.name}> takes attributes only together with type="..."`,
+      );
     }
     const children = elementsOf(element);
     if (children.length === 0) return textOf(element);
-    if (children.length > 1 || hasText(element)) fail(element, `<${element.name}> holds one element or text`);
+    if (children.length > 1 || hasText(element))
+      fail(
+        element,
+        `<${element.name}> 只能包含一个元素或文本`,
+        `<${element.name}> holds one element or text`,
+      );
     return item(children[0] as XmlElement);
   }
 
   /** A member of a list (or a slot's unwrapped element). */
   function item(element: XmlElement): Json {
     if (element.name === 'text') return wrapper(element);
-    if (!XML_TYPES.has(element.name)) fail(element, `unknown element <${element.name}>`);
+    if (!XML_TYPES.has(element.name))
+      fail(element, `未知的元素 <${element.name}>`, `unknown element <${element.name}>`);
     if ('type' in element.attributes) {
       fail(
         element,
+        `<${element.name}> 已经表明了类型；type 属性只用于 <text> 和 <accessory>`,
         `<${element.name}> already names its type; the type attribute is for <text> and <accessory>`,
       );
     }
@@ -129,8 +156,14 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
   }
 
   if (root.name === XML_CARDS_ROOT) {
-    if (Object.keys(root.attributes).length > 0) fail(root, `<${XML_CARDS_ROOT}> takes no attributes`);
-    if (hasText(root)) fail(root, `text directly inside <${XML_CARDS_ROOT}> is not allowed`);
+    if (Object.keys(root.attributes).length > 0)
+      fail(root, `<${XML_CARDS_ROOT}> 不能有属性`, `<${XML_CARDS_ROOT}> takes no attributes`);
+    if (hasText(root))
+      fail(
+        root,
+        `<${XML_CARDS_ROOT}> 里不能直接写文本`,
+        `text directly inside <${XML_CARDS_ROOT}> is not allowed`,
+      );
     const cards = elementsOf(root).map(item);
     offsets?.set(cards, root.offset);
     return cards;
@@ -140,5 +173,9 @@ export function parseXml(source: string, offsets?: WeakMap<object, number>): unk
     offsets?.set(cards, root.offset);
     return cards;
   }
-  return fail(root, `the root element must be <card> or <${XML_CARDS_ROOT}>, not <${root.name}>`);
+  return fail(
+    root,
+    `根元素必须是 <card> 或 <${XML_CARDS_ROOT}>，不能是 <${root.name}>`,
+    `the root element must be <card> or <${XML_CARDS_ROOT}>, not <${root.name}>`,
+  );
 }

@@ -9,6 +9,7 @@ import {
   visit,
   type YAMLError,
 } from 'yaml';
+import type { LocalizedText } from '../../errors/index.js';
 import { CardSyntaxError } from '../errors/card-syntax-error.js';
 import { lineColumn } from './line-column.js';
 import { indentQuotedContinuations } from './yaml-quoted-lines.js';
@@ -44,16 +45,28 @@ export function parseYaml(text: string): unknown {
   }
 }
 
+/** "X are not allowed", in each language. */
+const notAllowed = (zh: string, en: string): LocalizedText => ({
+  'zh-CN': `不允许使用${zh}`,
+  'en-US': `${en} are not allowed`,
+});
+
 function parseStrict(text: string): unknown {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter });
   // An empty text parses to no document at all; reject it here rather than as "not a list".
-  if (!Array.isArray(documents)) throw new CardSyntaxError('yaml', 'the document is empty');
+  if (!Array.isArray(documents))
+    throw new CardSyntaxError('yaml', { 'zh-CN': '文档是空的', 'en-US': 'the document is empty' });
   const [document, second] = documents;
-  if (document === undefined) throw new CardSyntaxError('yaml', 'the document is empty');
+  if (document === undefined)
+    throw new CardSyntaxError('yaml', { 'zh-CN': '文档是空的', 'en-US': 'the document is empty' });
   if (second !== undefined) {
     const start = second.range[0];
-    throw new CardSyntaxError('yaml', 'only one YAML document is allowed', lineColumn(text, start));
+    throw new CardSyntaxError(
+      'yaml',
+      { 'zh-CN': '只能有一个 YAML 文档', 'en-US': 'only one YAML document is allowed' },
+      lineColumn(text, start),
+    );
   }
   const error = document.errors[0];
   if (error) throw fromYamlError(error);
@@ -64,18 +77,28 @@ function parseStrict(text: string): unknown {
       if (isCollection(pair.key)) {
         throw new CardSyntaxError(
           'yaml',
-          'keys must be plain values',
+          { 'zh-CN': '键必须是普通的值', 'en-US': 'keys must be plain values' },
           lineColumn(text, pair.key.range?.[0] ?? 0),
         );
       }
     },
     Node(_key, node) {
       const at = () => lineColumn(text, node.range?.[0] ?? 0);
-      if (isAlias(node)) throw new CardSyntaxError('yaml', `aliases (*${node.source}) are not allowed`, at());
-      if (node.anchor) throw new CardSyntaxError('yaml', `anchors (&${node.anchor}) are not allowed`, at());
+      if (isAlias(node))
+        throw new CardSyntaxError(
+          'yaml',
+          notAllowed(`别名（*${node.source}）`, `aliases (*${node.source})`),
+          at(),
+        );
+      if (node.anchor)
+        throw new CardSyntaxError(
+          'yaml',
+          notAllowed(`锚点（&${node.anchor}）`, `anchors (&${node.anchor})`),
+          at(),
+        );
       if (node.tag) {
         const shown = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
-        throw new CardSyntaxError('yaml', `tags (${shown}) are not allowed`, at());
+        throw new CardSyntaxError('yaml', notAllowed(`标签（${shown}）`, `tags (${shown})`), at());
       }
     },
   });

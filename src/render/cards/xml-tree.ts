@@ -53,7 +53,10 @@ export function parseXmlTree(text: string): XmlElement {
   if (doctype) {
     throw new CardSyntaxError(
       'xml',
-      `<!${doctype[1]?.toUpperCase()} is not allowed (no DTDs or entity declarations)`,
+      {
+        'zh-CN': `不允许使用 <!${doctype[1]?.toUpperCase()}（不支持 DTD 和实体声明）`,
+        'en-US': `<!${doctype[1]?.toUpperCase()} is not allowed (no DTDs or entity declarations)`,
+      },
       lineColumn(text, doctype.index),
     );
   }
@@ -65,7 +68,10 @@ export function parseXmlTree(text: string): XmlElement {
   if (deep >= 0) {
     throw new CardSyntaxError(
       'xml',
-      `elements are nested more than ${XML_MAX_DEPTH} levels deep`,
+      {
+        'zh-CN': `元素嵌套超过 ${XML_MAX_DEPTH} 层`,
+        'en-US': `elements are nested more than ${XML_MAX_DEPTH} levels deep`,
+      },
       lineColumn(text, deep),
     );
   }
@@ -82,7 +88,11 @@ export function parseXmlTree(text: string): XmlElement {
   const stray = roots.find((child) => !isElement(child) && child.text.trim() !== '');
   if (stray || elements.length !== 1) {
     const at = elements[1]?.offset ?? 0;
-    throw new CardSyntaxError('xml', 'the document must have exactly one root element', lineColumn(text, at));
+    throw new CardSyntaxError(
+      'xml',
+      { 'zh-CN': '文档必须有且只有一个根元素', 'en-US': 'the document must have exactly one root element' },
+      lineColumn(text, at),
+    );
   }
   return elements[0] as XmlElement;
 }
@@ -154,7 +164,11 @@ function decode(raw: string, source: string, offset: number): string {
     if (ref.startsWith('#')) {
       const code = ref[1] === 'x' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
       if (code > 0x10ffff) {
-        throw new CardSyntaxError('xml', `${whole} is not a character`, lineColumn(source, offset));
+        throw new CardSyntaxError(
+          'xml',
+          { 'zh-CN': `${whole} 不是一个字符`, 'en-US': `${whole} is not a character` },
+          lineColumn(source, offset),
+        );
       }
       return String.fromCodePoint(code);
     }
@@ -162,7 +176,10 @@ function decode(raw: string, source: string, offset: number): string {
     if (char === undefined) {
       throw new CardSyntaxError(
         'xml',
-        `unknown entity ${whole} (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)`,
+        {
+          'zh-CN': `未知的实体 ${whole}（只能使用 &lt; &gt; &amp; &quot; &apos; 和 &#...;）`,
+          'en-US': `unknown entity ${whole} (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)`,
+        },
         lineColumn(source, offset),
       );
     }

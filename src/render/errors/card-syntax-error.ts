@@ -35,23 +35,35 @@ export class CardSyntaxError extends HeraldError {
   readonly position: CardSyntaxPosition | undefined;
   /** The line of the rendered text at `position` (at most 160 characters around the column). */
   readonly excerpt: string | undefined;
-  private readonly problem: string;
+  private readonly problem: LocalizedText;
 
+  /**
+   * `detail` in each language where Herald words it; a parser's own message (a string) reads
+   * the same in both.
+   */
   constructor(
     format: 'json' | 'yaml' | 'xml',
-    detail: string,
+    detail: string | LocalizedText,
     position?: CardSyntaxPosition,
     excerpt?: string,
   ) {
+    const problem = typeof detail === 'string' ? { 'zh-CN': detail, 'en-US': detail } : detail;
+    const place = localizedPlacePrefix(position);
     super(
       'CARD_SYNTAX',
-      { format, detail: placePrefix(position) + detail },
+      {
+        format,
+        detail: {
+          'zh-CN': place['zh-CN'] + problem['zh-CN'],
+          'en-US': place['en-US'] + problem['en-US'],
+        },
+      },
       { data: { format, ...placeData(position, excerpt) } },
     );
     this.format = format;
     this.position = position;
     this.excerpt = excerpt;
-    this.problem = detail;
+    this.problem = problem;
   }
 
   /**

@@ -174,10 +174,36 @@ const CASES: readonly [string, string, CardFormat, string][] = [
 describe('card parse errors', () => {
   it.each(CASES)('%s', (_name, text, format, detail) => {
     const error = syntaxError(text, format);
-    expect(error.params).toEqual({ format, detail });
+    expect(error.params.format).toBe(format);
+    expect((error.params.detail as Record<string, string>)['en-US']).toBe(detail);
     expect(error.code).toBe(40013);
     expect(error.name).toBe('CardSyntaxError');
     expect(error.message).toBe(`Card message cannot be parsed (${format}): ${detail}`);
+    expect(error.localizedMessage('en-US')).toBe(`Card message cannot be parsed (${format}): ${detail}`);
+    // The place in Chinese wherever there is one.
+    const place = /^line (\d+), column (\d+): /.exec(detail);
+    const zh = error.localizedMessage('zh-CN');
+    expect(
+      zh.startsWith(`卡片消息无法解析（${format}）：${place ? `第 ${place[1]} 行第 ${place[2]} 列，` : ''}`),
+    ).toBe(true);
+  });
+
+  it("words Herald's own problems in Chinese, and leaves a parser library's message as it wrote it", () => {
+    const zh = (text: string, format: CardFormat) =>
+      String((syntaxError(text, format).params.detail as Record<string, string>)['zh-CN']);
+    expect(zh('[\n  {"type": "card",}\n]', 'json')).toBe('第 2 行第 19 列，属性名应使用双引号');
+    expect(zh('[\n  {"type": card}\n]', 'json')).toBe("第 2 行第 12 列，意外的字符 'c'");
+    expect(zh('', 'json')).toBe('第 1 行第 1 列，JSON 意外结束');
+    expect(zh('[1] [2]', 'json')).toBe('第 1 行第 5 列，JSON 之后还有多余的内容');
+    expect(zh('- &a x\n- *a\n', 'yaml')).toBe('第 1 行第 6 列，不允许使用锚点（&a）');
+    expect(zh('a: 1\n---\nb: 2\n', 'yaml')).toMatch(/只能有一个 YAML 文档$/);
+    expect(zh('<card><video2/></card>', 'xml')).toBe('第 1 行第 7 列，未知的元素 <video2>');
+    expect(zh('<cards2/>', 'xml')).toMatch(/根元素必须是 <card> 或 <cards>，不能是 <cards2>$/);
+    expect(zh('<!DOCTYPE x><card/>', 'xml')).toMatch(/不允许使用 <!DOCTYPE（不支持 DTD 和实体声明）$/);
+    // fast-xml-parser's own message: the same in both languages.
+    const lib = syntaxError('<card><container><image src="a.png" circle/></container></card>', 'xml');
+    const detail = lib.params.detail as Record<string, string>;
+    expect(detail['zh-CN']).toBe(`第 1 行第 37 列，${detail['en-US']?.replace(/^line 1, column 37: /, '')}`);
   });
 
   it('gives line, column and the excerpt of that line as data', () => {
@@ -204,7 +230,10 @@ describe('card parse errors', () => {
     // 101 levels: fast-xml-parser's own plain Error once (a 500 in preview, five retries in a worker).
     const deep = `<card>\n${'<container>'.repeat(100)}${'</container>'.repeat(100)}</card>`;
     const error = syntaxError(deep, 'xml');
-    expect(error.params.detail).toBe('line 2, column 1090: elements are nested more than 100 levels deep');
+    expect(error.params.detail).toEqual({
+      'en-US': 'line 2, column 1090: elements are nested more than 100 levels deep',
+      'zh-CN': '第 2 行第 1090 列，元素嵌套超过 100 层',
+    });
   });
 
   it('takes elements nested to the bound, and quoted > and comments do not confuse the depth', () => {
