@@ -18,9 +18,11 @@ export type ClientErrorListener = (err: ClientError, socket: Duplex) => void;
  */
 const PARSER_REFUSALS_ZH: Readonly<Record<string, string>> = {
   HPE_INVALID_HEADER_TOKEN: '请求头含有无效的字符或空白',
-  HPE_LF_EXPECTED: '请求头的 CR 后缺少 LF',
-  HPE_CR_EXPECTED: '请求头的 LF 前缺少 CR',
-  HPE_INVALID_VERSION: '请求行的 HTTP 版本无效',
+  HPE_LF_EXPECTED: 'CR 后缺少 LF（换行必须是 CRLF）',
+  HPE_CR_EXPECTED: 'LF 前缺少 CR（换行必须是 CRLF）',
+  // llhttp's strict checks: a line ending or a chunk that is not as HTTP/1.1 writes it
+  HPE_STRICT: '换行或分块不符合 HTTP/1.1 的格式',
+  HPE_INVALID_VERSION: '请求行的 HTTP 版本或其后的换行无效',
   HPE_INVALID_METHOD: '请求方法无效',
   HPE_INVALID_CONSTANT: '请求行不是 HTTP 格式',
   HPE_INVALID_URL: '请求地址无效',

@@ -20,10 +20,16 @@ const GET = 'GET /api/v3/intimacy/index?access_token=secret-in-query HTTP/1.1\r\
 describe('requests the parser refuses', () => {
   it.each([
     ['a NUL inside a header', `${GET}X-Note: a\0b\r\n\r\n`, '请求头含有无效的字符或空白'],
-    ['a CR inside a header', `${GET}X-Note: a\rb\r\n\r\n`, '请求头的 CR 后缺少 LF'],
-    ['a bare-LF line', `${GET}X-Note: a\nX-Other: b\r\n\r\n`, '请求头的 LF 前缺少 CR'],
-    ['a bare-LF request line', 'GET /healthz HTTP/1.1\nHost: herald\n\n', '请求行的 HTTP 版本无效'],
+    ['a CR inside a header', `${GET}X-Note: a\rb\r\n\r\n`, 'CR 后缺少 LF（换行必须是 CRLF）'],
+    ['a bare-LF line', `${GET}X-Note: a\nX-Other: b\r\n\r\n`, 'LF 前缺少 CR（换行必须是 CRLF）'],
+    [
+      'a bare-LF request line',
+      'GET /healthz HTTP/1.1\nHost: herald\n\n',
+      '请求行的 HTTP 版本或其后的换行无效',
+    ],
     ['obs-fold', `${GET}X-Note: a\r\n  folded\r\n\r\n`, '请求头含有无效的字符或空白'],
+    // HPE_STRICT ("Expected LF after headers"): not left in English
+    ['a CR without LF ending the headers', `${GET}\rX`, '换行或分块不符合 HTTP/1.1 的格式'],
     ['a bad method', 'G@T / HTTP/1.1\r\n\r\n', '请求方法无效'],
     [
       'Content-Length twice',

@@ -62,7 +62,11 @@ export function parseXmlTree(text: string): XmlElement {
   }
   const verdict = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (verdict !== true) {
-    throw new CardSyntaxError('xml', verdict.err.msg, { line: verdict.err.line, column: verdict.err.col });
+    // fast-xml-parser names no column for a text without any tag (an empty card)
+    throw new CardSyntaxError('xml', verdict.err.msg, {
+      line: verdict.err.line,
+      column: verdict.err.col ?? 1,
+    });
   }
   const deep = tooDeepAt(text);
   if (deep >= 0) {

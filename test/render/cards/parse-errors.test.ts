@@ -188,6 +188,16 @@ describe('card parse errors', () => {
     ).toBe(true);
   });
 
+  it('places an empty or tagless XML card at line 1, column 1 (the parser names no column)', () => {
+    for (const text of ['', '   ']) {
+      const error = syntaxError(text, 'xml');
+      expect(error.message).toBe(
+        'Card message cannot be parsed (xml): line 1, column 1: Start tag expected.',
+      );
+      expect(error.data).toMatchObject({ format: 'xml', line: 1, column: 1 });
+    }
+  });
+
   it("words Herald's own problems in Chinese, and leaves a parser library's message as it wrote it", () => {
     const zh = (text: string, format: CardFormat) =>
       String((syntaxError(text, format).params.detail as Record<string, string>)['zh-CN']);
