@@ -102,6 +102,10 @@ const KNOWN_DIVERGENCES: Readonly<Record<string, string>> = {
     '0.0 from JSON reads as the int 0, so it is same as(0) (num-deviation-integral-floats)',
   'u5-ctl-comparisons-across-types':
     '`1 is same as(1.0)`: an integral float reads as an int (num-deviation-integral-floats)',
+  'u8-num-float-printing':
+    '`1.5 * 10 ** 15` is the float 1.5E+15 in PHP; an integral float reads as an int (num-deviation-integral-floats)',
+  'u8-round-negatives-precision':
+    '`-0.4|round` is -(round(0.4)), the float -0 in PHP; round gives an integral float, read as the int 0 (num-deviation-integral-floats)',
   'num-deviation-integral-floats':
     'integral floats within ±2^53 (round() results, 2.0, 1.0e+15, 0.0 * -1) read as ints (docs/templates.md)',
 };

@@ -1,4 +1,4 @@
-import type { MacroDef, Stmt } from './ast.js';
+import type { Expr, MacroDef, Stmt } from './ast.js';
 import type { MacroFn } from './compile-expr.js';
 import { type ExprCompiler, TEMPLATE_NAME } from './compile-expr.js';
 import { escapeValue } from './filters/escape-filters.js';
@@ -147,10 +147,42 @@ export class StmtCompiler {
   }
 
   private printExpr(s: Extract<Stmt, { k: 'print' }>, esc: string | false): ExprFn {
-    const e = this.x.compile(s.e);
-    if (esc === false || isSafeFor(s.e, esc)) return e;
-    const strategy = esc;
-    return (f) => escapeValue(e(f), strategy, true);
+    if (esc === false || isSafeFor(s.e, esc)) return this.x.compile(s.e);
+    return this.unwrapped(s.e, esc) ?? this.escaped(s.e, esc);
+  }
+
+  private escaped(e: Expr, strategy: string): ExprFn {
+    const fn = this.x.compile(e);
+    return (f) => escapeValue(fn(f), strategy, true);
+  }
+
+  /**
+   * Twig's EscaperNodeVisitor prints a conditional (`?:`, `??` too) whose two branches differ in
+   * safety branch by branch, each escaped unless it is safe, and so on into such conditionals
+   * within; any other conditional is escaped whole. Undefined: not such a conditional.
+   */
+  private unwrapped(e: Expr, strategy: string): ExprFn | undefined {
+    const branch = (b: Expr): ExprFn =>
+      isSafeFor(b, strategy) ? this.x.compile(b) : (this.unwrapped(b, strategy) ?? this.escaped(b, strategy));
+    if (e.k === 'cond') {
+      // `a ?: b` is `a ? a : b`: a true `a` is evaluated again, as PHP does
+      const then = e.t ?? e.c;
+      if (isSafeFor(then, strategy) === isSafeFor(e.f, strategy)) return undefined;
+      const c = this.x.compile(e.c);
+      const t = branch(then);
+      const fl = branch(e.f);
+      return (f) => (toBool(c(f)) ? t(f) : fl(f));
+    }
+    // `a ?? b` tests `a is defined and a is not null`; a function or macro call on the left
+    // (whose defined test differs) is escaped whole
+    if (e.k === 'binary' && e.op === '??' && e.l.k !== 'func' && e.l.k !== 'macrocall') {
+      if (isSafeFor(e.l, strategy) === isSafeFor(e.r, strategy)) return undefined;
+      const test = this.x.compile(e.l);
+      const l = branch(e.l);
+      const r = branch(e.r);
+      return (f) => (test(f) === null ? r(f) : l(f));
+    }
+    return undefined;
   }
 
   /**

@@ -10,13 +10,11 @@ export function safeFor(e: Expr): ReadonlySet<string> | 'all' {
     case 'const':
     case 'macrocall':
       return 'all';
-    case 'cond': {
-      const a = safeFor(e.t ?? e.c);
-      const b = safeFor(e.f);
-      if (a === 'all') return b;
-      if (b === 'all') return a;
-      return new Set([...a].filter((s) => b.has(s)));
-    }
+    case 'cond':
+      return intersect(safeFor(e.t ?? e.c), safeFor(e.f));
+    case 'binary':
+      // `a ?? b` is a conditional in Twig (NullCoalesceExpression): safe where both sides are
+      return e.op === '??' ? intersect(safeFor(e.l), safeFor(e.r)) : new Set();
     case 'filter':
       if (e.name === 'raw') return 'all';
       if (e.name === 'nl2br' || e.name === 'spaceless') return new Set(['html']);
@@ -34,6 +32,15 @@ export function safeFor(e: Expr): ReadonlySet<string> | 'all' {
 export function isSafeFor(e: Expr, strategy: string): boolean {
   const s = safeFor(e);
   return s === 'all' || s.has(strategy);
+}
+
+function intersect(
+  a: ReadonlySet<string> | 'all',
+  b: ReadonlySet<string> | 'all',
+): ReadonlySet<string> | 'all' {
+  if (a === 'all') return b;
+  if (b === 'all') return a;
+  return new Set([...a].filter((s) => b.has(s)));
 }
 
 /** Filters whose input Twig escapes for HTML first unless it is already safe. */
