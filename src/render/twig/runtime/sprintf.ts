@@ -7,37 +7,15 @@ import type { Value } from './value.js';
 
 const SPEC = /%(?:(\d+)\$)?([-+ 0]|'.)*(\d+)?(?:\.(\d+))?([bcdeEfFgGosuxX%])/g;
 
-/** printf's %f: the correctly rounded decimal (exact ties go to even, unlike JS toFixed). */
-function fixed(n: number, prec: number): string {
-  // a double that large is an integer, printed with every digit
-  if (Math.abs(n) >= 1e21) return `${n < 0 ? '-' : ''}${exactFixed(Math.abs(n), prec)}`;
-  // toFixed with many digits is the exact expansion of the double; round that by hand
-  const exact = Math.abs(n).toFixed(Math.min(prec + 30, 100));
-  const dot = exact.indexOf('.');
-  const keep = exact.slice(0, dot + 1 + prec).replace(/\.$/, '');
-  const rest = exact.slice(dot + 1 + prec);
-  const first = rest.charCodeAt(0) - 48;
-  const tail = /[1-9]/.test(rest.slice(1));
-  const lastDigit = keep.charCodeAt(keep.length - 1) - 48;
-  const up = first > 5 || (first === 5 && (tail || lastDigit % 2 === 1));
-  let out = keep;
-  if (up) {
-    const digits = keep.replace('.', '');
-    const bumped = (BigInt(digits) + 1n).toString().padStart(digits.length, '0');
-    out =
-      prec > 0 ? `${bumped.slice(0, bumped.length - prec)}.${bumped.slice(bumped.length - prec)}` : bumped;
-  }
-  return n < 0 && /[1-9]/.test(out) ? `-${out}` : n < 0 ? `-${out}` : out;
-}
+/** printf's %f of a finite `n`: the exact decimal rounded to `prec` places (number-format.ts). */
+const fixed = (n: number, prec: number): string => `${n < 0 ? '-' : ''}${exactFixed(Math.abs(n), prec)}`;
 
 /**
  * printf's %g as PHP writes it (zend_gcvt): `digits` significant digits, rounded half to even on
  * the double's exact value, trailing zeros dropped; an exponent ("1.23e+6") when the point would
- * fall more than `digits` places right or four places left.
+ * fall more than `digits` places right or four places left. `n` is finite.
  */
 function general(n: number, digits: number, expChar: string): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (!Number.isFinite(n)) return 'INF';
   if (n === 0) return Object.is(n, -0) ? '-0' : '0';
   // toExponential with many digits is the exact expansion; round that by hand
   const exact = Math.abs(n).toExponential(Math.min(digits + 29, 100));
@@ -99,6 +77,16 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
     if (argIndex >= args.length)
       return fail(`${args.length + 1} arguments are required, ${argIndex + 2} given`);
     const arg = args[argIndex]!;
+    if ('eEfFgG'.includes(conv)) {
+      // PHP writes infinity (of either sign) and NaN as a bare word, without width; zero-padded
+      // to the right, a sign (-INF's, or the + flag's) takes the place of the word's first letter
+      const n = toFloat(arg);
+      if (!Number.isFinite(n)) {
+        const word = Number.isNaN(n) ? 'NaN' : 'INF';
+        out += pad === '0' && !left && (n < 0 || plus) ? `${n < 0 ? '-' : '+'}${word.slice(1)}` : word;
+        continue;
+      }
+    }
     let s: string;
     switch (conv) {
       case 'd': {
@@ -136,7 +124,7 @@ export function sprintf(st: RenderState, format: string, args: readonly Value[])
           precision === undefined ? 6 : Math.min(Math.max(precision, 1), 53),
           conv === 'g' ? 'e' : 'E',
         );
-        if (plus && n >= 0 && Number.isFinite(n)) s = `+${s}`;
+        if (plus && n >= 0) s = `+${s}`;
         break;
       }
       case 's': {
