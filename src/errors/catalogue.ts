@@ -489,6 +489,8 @@ export const SUCCESS_MESSAGE: Readonly<Record<Lang, string>> = { 'zh-CN': 'Êìç‰Ω
 
 /** A parameter that reads differently per language (e.g. a validation rule). */
 export type LocalizedText = Readonly<Record<Lang, string>>;
+/** A text in both languages, Chinese first as in the catalogue. */
+export const localized = (zh: string, en: string): LocalizedText => ({ 'zh-CN': zh, 'en-US': en });
 export type ParamValue = string | number | LocalizedText;
 
 /** The clause a 5xx's message names its error id in, in each language. */

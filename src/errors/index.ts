@@ -9,6 +9,7 @@ export {
   LANGS,
   type Lang,
   type LocalizedText,
+  localized,
   type ParamValue,
   type ReasonCode,
   type ReasonDef,

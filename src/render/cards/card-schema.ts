@@ -1,4 +1,4 @@
-import type { LocalizedText } from '../../errors/catalogue.js';
+import { type LocalizedText, localized } from '../../errors/catalogue.js';
 import {
   BUTTON_CLICKS,
   BUTTON_THEMES,
@@ -39,9 +39,6 @@ export type Rule = LocalizedText | readonly [field: string, rule: LocalizedText]
 export interface SchemaNode {
   readonly [keyword: string]: unknown;
 }
-
-/** A text in both languages, Chinese first as in the catalogue. */
-export const localized = (zh: string, en: string): LocalizedText => ({ 'zh-CN': zh, 'en-US': en });
 
 const str = { type: 'string' } as const;
 

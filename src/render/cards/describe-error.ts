@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
-import type { LocalizedText } from '../../errors/catalogue.js';
+import { type LocalizedText, localized } from '../../errors/catalogue.js';
 import { type CardPath, instanceSegments } from './card-path.js';
-import { localized, type Rule, type SchemaNode } from './card-schema.js';
+import type { Rule, SchemaNode } from './card-schema.js';
 import { imageExtension } from './image-url.js';
 import { IMAGE_EXTENSIONS } from './limits.js';
 

@@ -55,9 +55,7 @@ function parseStrict(text: string): unknown {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter });
   // An empty text parses to no document at all; reject it here rather than as "not a list".
-  if (!Array.isArray(documents))
-    throw new CardSyntaxError('yaml', { 'zh-CN': '文档是空的', 'en-US': 'the document is empty' });
-  const [document, second] = documents;
+  const [document, second] = Array.isArray(documents) ? documents : [];
   if (document === undefined)
     throw new CardSyntaxError('yaml', { 'zh-CN': '文档是空的', 'en-US': 'the document is empty' });
   if (second !== undefined) {

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
+import { localized } from '../../errors/catalogue.js';
 import { CardInvalidError } from '../errors/card-invalid-error.js';
 import type { CardPath } from './card-path.js';
-import { CARD_MESSAGE_SCHEMA, localized } from './card-schema.js';
+import { CARD_MESSAGE_SCHEMA } from './card-schema.js';
 import { describeError } from './describe-error.js';
 import { isAllowedImageUrl } from './image-url.js';
 import { HEADER_TEXT_MAX, MAX_CARDS, MAX_MODULES_TOTAL, SECONDS_TIMESTAMP_HINT_BELOW } from './limits.js';

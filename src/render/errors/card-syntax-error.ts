@@ -1,4 +1,4 @@
-import type { LocalizedText } from '../../errors/catalogue.js';
+import { type LocalizedText, localized } from '../../errors/catalogue.js';
 import { HeraldError } from '../../errors/herald-error.js';
 import { excerptAt } from './excerpt.js';
 
@@ -47,7 +47,7 @@ export class CardSyntaxError extends HeraldError {
     position?: CardSyntaxPosition,
     excerpt?: string,
   ) {
-    const problem = typeof detail === 'string' ? { 'zh-CN': detail, 'en-US': detail } : detail;
+    const problem = typeof detail === 'string' ? localized(detail, detail) : detail;
     const place = localizedPlacePrefix(position);
     super(
       'CARD_SYNTAX',

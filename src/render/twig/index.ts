@@ -1,4 +1,4 @@
-import { HeraldError, type LocalizedText } from '../../errors/index.js';
+import { HeraldError, localized } from '../../errors/index.js';
 import { TemplateCompileError } from '../errors/template-compile-error.js';
 import { TemplateFeatureUnavailableError } from '../errors/template-feature-unavailable-error.js';
 import { TemplateLimitError } from '../errors/template-limit-error.js';
@@ -39,13 +39,10 @@ export interface CompiledTemplate {
   readonly platformNeeds: PlatformNeeds;
 }
 
-/** A text that has only one wording (a fault raised with a plain message). */
-const sameText = (text: string): LocalizedText => ({ 'zh-CN': text, 'en-US': text });
-
 function compileError(err: unknown, source: Source): HeraldError {
   if (err instanceof CompileFault) {
     const p = source.position(err.pos);
-    if (err.limit) return new TemplateLimitError(err.limit, err.limitText ?? sameText(err.message), p);
+    if (err.limit) return new TemplateLimitError(err.limit.name, err.limit.text, p);
     if (err.unavailable) return new TemplateFeatureUnavailableError(err.message, p.line, p.column, p.excerpt);
     return new TemplateCompileError(err.message, p.line, p.column, p.excerpt);
   }
@@ -53,7 +50,7 @@ function compileError(err: unknown, source: Source): HeraldError {
   if (err instanceof RangeError) {
     return new TemplateLimitError(
       'maxNestingDepth',
-      { 'zh-CN': '模板嵌套过深', 'en-US': 'the template nests too deeply' },
+      localized('模板嵌套过深', 'the template nests too deeply'),
       source.position(0),
     );
   }
